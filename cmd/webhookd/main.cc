@@ -1,0 +1,56 @@
+// webhookd: the composition root. Parses the command and hands over to it.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cmd/webhookd/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(webhookd - durable webhook delivery
+
+Usage: webhookd <command> [options]
+
+Commands:
+  migrate                 apply the database migrations (safe to run concurrently)
+  server                  serve the REST API on WEBHOOKD_ADDR
+  worker                  deliver webhooks (any number may run against one database)
+  all                     server and one worker in one process
+  keys create --role publisher|admin [--name N]
+  keys list
+  keys revoke ID
+  dead-letters list [--destination ID] [--since T] [--until T] [--reason R]
+  dead-letters replay (ID | --destination ID [--since T] [--until T] [--reason R])
+  version                 print the version
+
+Every command answers --help. Configuration comes from the environment (DATABASE_URL,
+WEBHOOKD_ADDR, WEBHOOKD_RETRY_SCHEDULE, ...): see the README and CONTRACT §2.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string command = args.front();
+  args.erase(args.begin());
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (command == "version" || command == "--version") {
+    std::puts("webhookd " WEBHOOKD_VERSION);
+    return 0;
+  }
+  if (command == "migrate") return webhookd::cmd::Migrate(args);
+  if (command == "server") return webhookd::cmd::Serve(args, /*api=*/true, /*worker=*/false);
+  if (command == "worker") return webhookd::cmd::Serve(args, /*api=*/false, /*worker=*/true);
+  if (command == "all") return webhookd::cmd::Serve(args, /*api=*/true, /*worker=*/true);
+  if (command == "keys") return webhookd::cmd::Keys(args);
+  if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
+  std::fprintf(stderr, "webhookd: unknown command \"%s\"; see webhookd --help\n", command.c_str());
+  return 2;
+}

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace webhookd {
+
+// A monotonically increasing count; one relaxed atomic add per increment.
+class Counter {
+ public:
+  void Inc(uint64_t n = 1) { value_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> value_{0};
+};
+
+// A Prometheus histogram with fixed upper bounds in seconds; lock-free.
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds);
+  void Observe(double seconds);
+  const std::vector<double>& bounds() const { return bounds_; }
+  // Cumulative counts per bound, then the +Inf count.
+  std::vector<uint64_t> Cumulative() const;
+  double sum() const { return sum_micros_.load(std::memory_order_relaxed) / 1e6; }
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+
+ private:
+  std::vector<double> bounds_;
+  std::unique_ptr<std::atomic<uint64_t>[]> buckets_;  // per bound, non-cumulative, + overflow
+  std::atomic<uint64_t> sum_micros_{0};
+  std::atomic<uint64_t> count_{0};
+};
+
+// Writes the Prometheus text exposition format (version 0.0.4).
+class ExpositionWriter {
+ public:
+  using Labels = std::vector<std::pair<std::string_view, std::string_view>>;
+  // "# HELP" and "# TYPE" lines; call once per metric name, before its samples.
+  void Header(std::string_view name, std::string_view type, std::string_view help);
+  void Sample(std::string_view name, const Labels& labels, double value);
+  void Sample(std::string_view name, const Labels& labels, uint64_t value);
+  void WriteHistogram(std::string_view name, std::string_view help, const Histogram& h);
+  const std::string& text() const { return text_; }
+
+  // Escapes a label value: backslash, double quote and newline.
+  static std::string EscapeLabelValue(std::string_view value);
+
+ private:
+  void Name(std::string_view name, const Labels& labels);
+  std::string text_;
+};
+
+// Every series webhookd exports (CONTRACT §3 "Operations"). Counters count what this
+// process did; the pending gauges come from the database when rendered.
+class Metrics {
+ public:
+  Metrics();
+
+  Counter events_ingested;
+  Counter deliveries_created;
+  Counter deliveries_succeeded;
+  Counter replays;
+  std::array<Counter, 3> attempts;      // by Outcome: success, retryable, permanent
+  std::array<Counter, 2> dead_letters;  // by DeadLetterReason: exhausted, permanent_failure
+  Histogram attempt_duration;
+  Histogram delivery_latency;
+
+  // Counts an answered HTTP request; `route` is a route pattern (a small fixed set).
+  void CountRequest(std::string_view route, int status);
+
+  struct Gauges {
+    int64_t pending = 0;
+    int64_t retrying_over_24h = 0;
+    int64_t in_flight = 0;
+  };
+  std::string Render(const Gauges& gauges) const;
+
+ private:
+  // Routes are few and codes are 100..599: a fixed table of atomics, no lock per request.
+  static constexpr int kMaxRoutes = 32;
+  int RouteIndex(std::string_view route);
+  std::array<std::atomic<const char*>, kMaxRoutes> routes_{};
+  std::unique_ptr<std::atomic<uint64_t>[]> requests_;  // kMaxRoutes x 500
+};
+
+}  // namespace webhookd

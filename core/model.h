@@ -1,0 +1,192 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/api_key.h"
+#include "core/clock.h"
+
+namespace webhookd {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct Destination {
+  int64_t id = 0;
+  std::string url;
+  std::string description;
+  std::vector<std::string> event_types;  // empty: every type
+  std::string secret;
+  Headers headers;
+  bool enabled = true;
+  std::optional<int> max_in_flight;  // nullopt: the configured default
+  Timestamp created_at;
+  Timestamp updated_at;
+};
+
+// The fields a create or a patch may set; nullopt = not given.
+struct DestinationFields {
+  std::optional<std::string> url;
+  std::optional<std::string> description;
+  std::optional<std::vector<std::string>> event_types;
+  std::optional<std::string> secret;
+  std::optional<Headers> headers;
+  std::optional<bool> enabled;
+  std::optional<std::optional<int>> max_in_flight;  // set to nullopt: back to the default
+};
+
+struct NewEvent {
+  std::string type;
+  std::string payload;  // compact JSON object
+  std::optional<int64_t> destination_id;
+};
+
+struct IdempotencyKey {
+  std::string key;
+  std::string request_hash;  // hex SHA-256 of the request body
+};
+
+enum class DeliveryStatus { kPending, kInFlight, kSucceeded, kDeadLettered, kCancelled };
+std::string_view DeliveryStatusName(DeliveryStatus status);
+std::optional<DeliveryStatus> ParseDeliveryStatus(std::string_view name);
+
+struct Delivery {
+  int64_t id = 0;
+  int64_t event_id = 0;
+  int64_t destination_id = 0;
+  DeliveryStatus status = DeliveryStatus::kPending;
+  int attempt_count = 0;
+  std::optional<Timestamp> next_attempt_at;
+  std::optional<Timestamp> last_attempt_at;
+  std::optional<int> last_status_code;
+  std::optional<std::string> last_error;
+  Timestamp created_at;
+  Timestamp updated_at;
+};
+
+struct Event {
+  int64_t id = 0;
+  std::string type;
+  std::string payload;
+  Timestamp created_at;
+  std::vector<Delivery> deliveries;  // filled by reads that say so
+};
+
+struct IngestReceipt {
+  Event event;            // with its deliveries as created (all pending)
+  bool replayed = false;  // an Idempotency-Key matched an earlier request
+};
+
+struct Attempt {
+  int64_t delivery_id = 0;
+  int attempt_number = 0;
+  Timestamp started_at;
+  int duration_ms = 0;
+  std::optional<int> status_code;
+  std::optional<std::string> error;
+  std::string response_body;
+  std::string outcome;  // success | retryable | permanent
+};
+
+struct DeadLetter {
+  int64_t id = 0;
+  int64_t delivery_id = 0;
+  int64_t event_id = 0;
+  int64_t destination_id = 0;
+  std::string reason;
+  int attempt_count = 0;
+  std::optional<int> last_status_code;
+  std::optional<std::string> last_error;
+  Timestamp dead_lettered_at;
+  std::optional<Timestamp> replayed_at;
+};
+
+struct ApiKeyInfo {
+  int64_t id = 0;
+  std::string name;
+  Role role = Role::kPublisher;
+  Timestamp created_at;
+  std::optional<Timestamp> revoked_at;
+};
+
+// Newest first: a page holds ids below `before_id` (the cursor).
+struct Page {
+  int limit = 50;
+  std::optional<int64_t> before_id;
+};
+
+template <typename T>
+struct Listing {
+  std::vector<T> items;
+  std::optional<int64_t> next_before_id;  // nullopt: this was the last page
+};
+
+struct EventFilter {
+  std::optional<std::string> type;
+  std::optional<Timestamp> after;   // created_at >= after
+  std::optional<Timestamp> before;  // created_at < before
+};
+
+struct DeliveryFilter {
+  std::optional<int64_t> destination_id;
+  std::optional<DeliveryStatus> status;
+};
+
+struct DeadLetterFilter {
+  std::optional<int64_t> destination_id;
+  std::optional<std::string> reason;
+  std::optional<Timestamp> since;  // dead_lettered_at >= since
+  std::optional<Timestamp> until;  // dead_lettered_at < until
+};
+
+// A delivery a worker holds, with everything needed to send it.
+struct ClaimedDelivery {
+  int64_t delivery_id = 0;
+  int64_t claim_token = 0;
+  int64_t event_id = 0;
+  std::string event_type;
+  std::string payload;
+  Timestamp event_created_at;
+  int64_t destination_id = 0;
+  std::string url;
+  std::string secret;
+  Headers headers;
+  int attempt_count = 0;   // attempts made before this one, all cycles
+  int cycle_attempts = 0;  // attempts made before this one, this cycle
+  Timestamp created_at;    // of the delivery, for the latency histogram
+};
+
+// The result of one attempt and the delivery's next state, written together.
+struct AttemptRecord {
+  int64_t delivery_id = 0;
+  int64_t claim_token = 0;
+  int64_t destination_id = 0;
+  int64_t event_id = 0;
+  int attempt_number = 0;  // all cycles, 1-based
+  Timestamp started_at;
+  int duration_ms = 0;
+  std::optional<int> status_code;
+  std::optional<std::string> error;
+  std::string response_body;
+  std::string outcome;                                    // success | retryable | permanent
+  DeliveryStatus next_status = DeliveryStatus::kPending;  // pending, succeeded, dead_lettered
+  Duration wait{0};                                       // pending: due this long after the write
+  std::optional<std::string> dead_letter_reason;
+  bool disable_destination = false;
+  Timestamp delivery_created_at;  // for the ingest-to-success latency
+};
+
+struct DeliveryGauges {
+  int64_t pending = 0;
+  int64_t in_flight = 0;
+  int64_t retrying_over_24h = 0;  // unfinished and created more than 24 h ago
+};
+
+struct ReleasedClaim {
+  int64_t delivery_id = 0;
+  int64_t claim_token = 0;
+};
+
+}  // namespace webhookd

@@ -1,0 +1,54 @@
+#include "core/pg/pg_pool.h"
+
+#include "core/pg/queries.h"
+
+namespace webhookd::pg {
+
+PgPool::PgPool(std::string url, int size) : url_(std::move(url)), conns_(size) {
+  for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
+}
+
+std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url) {
+  auto conn = std::make_unique<pqxx::connection>(url);
+  {
+    pqxx::nontransaction tx(*conn);
+    tx.exec(
+        "SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '30s';"
+        " SET application_name = 'webhookd'");
+  }
+  // libpqxx registers these with the server lazily, on first use, so a connection made
+  // before `migrate` works for the statements that need no table.
+  for (const Query& q : kAllQueries) conn->prepare(std::string(q.name), std::string(q.sql));
+  return conn;
+}
+
+PgPool::Lease PgPool::Acquire() {
+  std::unique_lock lock(mu_);
+  free_cv_.wait(lock, [&] { return !free_.empty(); });
+  const size_t slot = free_.back();
+  free_.pop_back();
+  return Lease(*this, slot);
+}
+
+void PgPool::Release(size_t slot) {
+  {
+    std::lock_guard lock(mu_);
+    free_.push_back(slot);
+  }
+  free_cv_.notify_one();
+}
+
+PgPool::Lease::~Lease() {
+  if (pool_ != nullptr) pool_->Release(slot_);
+}
+
+pqxx::connection& PgPool::Lease::conn() {
+  auto& conn = pool_->conns_[slot_];
+  if (conn && !conn->is_open()) conn.reset();
+  if (!conn) conn = Connect(pool_->url_);
+  return *conn;
+}
+
+void PgPool::Lease::Discard() { pool_->conns_[slot_].reset(); }
+
+}  // namespace webhookd::pg

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+namespace webhookd::pg {
+
+// A fixed number of libpqxx connections, each used by one thread at a time (libpqxx
+// connections are not thread-safe). Connections are made lazily and remade after they
+// break, so the pool rides out a database restart.
+class PgPool {
+ public:
+  PgPool(std::string url, int size);
+  PgPool(const PgPool&) = delete;
+  PgPool& operator=(const PgPool&) = delete;
+
+  class Lease {
+   public:
+    Lease(PgPool& pool, size_t slot) : pool_(&pool), slot_(slot) {}
+    Lease(Lease&& other) noexcept : pool_(other.pool_), slot_(other.slot_) {
+      other.pool_ = nullptr;
+    }
+    Lease(const Lease&) = delete;
+    ~Lease();
+    // Connects if needed; throws pqxx::broken_connection when the database is down.
+    pqxx::connection& conn();
+    // The connection is suspect (it failed mid-use): close it so the next user reconnects.
+    void Discard();
+
+   private:
+    PgPool* pool_;
+    size_t slot_;
+  };
+
+  // Blocks until a connection is free.
+  Lease Acquire();
+
+  const std::string& url() const { return url_; }
+
+  // Makes a fresh connection set up as every webhookd connection is: UTC, a bounded
+  // idle-in-transaction time, every statement of queries.h prepared.
+  static std::unique_ptr<pqxx::connection> Connect(const std::string& url);
+
+ private:
+  void Release(size_t slot);
+
+  std::string url_;
+  std::mutex mu_;
+  std::condition_variable free_cv_;
+  std::vector<std::unique_ptr<pqxx::connection>> conns_;
+  std::vector<size_t> free_;
+};
+
+}  // namespace webhookd::pg

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace webhookd {
+
+// A destination's signing secret: "whsec_" + base64 of 24..64 raw bytes.
+inline constexpr std::string_view kSecretPrefix = "whsec_";
+
+// A new secret: "whsec_" + base64 of 32 bytes from RAND_bytes.
+std::string GenerateSecret();
+
+// The raw key bytes of a secret; kInvalid unless it is "whsec_" + base64 of 24..64 bytes.
+Result<std::string> DecodeSecret(std::string_view secret);
+
+// Returns "v1,<base64 HMAC-SHA256>" keyed with `key` (raw bytes, see DecodeSecret) over
+// "<id>.<timestamp>.<body>" (Standard Webhooks).
+std::string Sign(std::string_view key, std::string_view id, int64_t unix_seconds,
+                 std::string_view body);
+
+}  // namespace webhookd

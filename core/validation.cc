@@ -1,0 +1,98 @@
+#include "core/validation.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace webhookd {
+namespace {
+
+bool IsTypeChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
+         c == '-';
+}
+
+bool IsTokenChar(char c) {
+  static constexpr std::string_view kExtra = "!#$%&'*+-.^_`|~";
+  return std::isalnum(static_cast<unsigned char>(c)) || kExtra.find(c) != std::string_view::npos;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+bool IsValidEventType(std::string_view type) {
+  return !type.empty() && type.size() <= kMaxEventTypeLength &&
+         std::all_of(type.begin(), type.end(), IsTypeChar);
+}
+
+bool IsValidEventTypePattern(std::string_view pattern) {
+  if (pattern.ends_with(".*")) {
+    const std::string_view prefix = pattern.substr(0, pattern.size() - 2);
+    return IsValidEventType(prefix) && pattern.size() <= kMaxEventTypeLength;
+  }
+  return IsValidEventType(pattern);
+}
+
+bool EventTypeMatches(std::string_view pattern, std::string_view type) {
+  if (pattern.ends_with(".*")) return type.starts_with(pattern.substr(0, pattern.size() - 1));
+  return pattern == type;
+}
+
+bool IsValidHeaderName(std::string_view name) {
+  return !name.empty() && name.size() <= 256 && std::all_of(name.begin(), name.end(), IsTokenChar);
+}
+
+bool IsValidHeaderValue(std::string_view value) {
+  return value.size() <= 4096 && std::all_of(value.begin(), value.end(), [](char c) {
+           const auto u = static_cast<unsigned char>(c);
+           return u == '\t' || (u >= 0x20 && u < 0x7f);
+         });
+}
+
+bool IsReservedHeader(std::string_view name) {
+  if (name.size() >= 8 && EqualsIgnoreCase(name.substr(0, 8), "webhook-")) return true;
+  for (std::string_view reserved : {"content-type", "content-length", "host", "user-agent",
+                                    "transfer-encoding", "connection"}) {
+    if (EqualsIgnoreCase(name, reserved)) return true;
+  }
+  return false;
+}
+
+bool IsValidIdempotencyKey(std::string_view key) {
+  return !key.empty() && key.size() <= kMaxIdempotencyKeyLength &&
+         std::all_of(key.begin(), key.end(), [](char c) {
+           const auto u = static_cast<unsigned char>(c);
+           return u > 0x20 && u < 0x7f;
+         });
+}
+
+int JsonDepth(std::string_view json, int limit) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace webhookd

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace webhookd {
+
+inline constexpr size_t kMaxEventTypeLength = 255;
+inline constexpr size_t kMaxIdempotencyKeyLength = 255;
+inline constexpr size_t kMaxDescriptionLength = 1024;
+inline constexpr size_t kMaxEventTypeFilters = 256;
+inline constexpr size_t kMaxCustomHeaders = 32;
+inline constexpr int kMaxMaxInFlight = 10000;
+// Deeper JSON is refused before parsing: it has no use in a webhook and recursion over
+// it is how a small body exhausts a stack.
+inline constexpr int kMaxJsonDepth = 64;
+
+// 1-255 of [A-Za-z0-9._:-].
+bool IsValidEventType(std::string_view type);
+// An event type, or a prefix pattern "p.*" whose "p" is 1+ event-type characters.
+bool IsValidEventTypePattern(std::string_view pattern);
+// True when `pattern` (as above) selects `type`: equal, or "p.*" and type starts with "p.".
+bool EventTypeMatches(std::string_view pattern, std::string_view type);
+
+// An RFC 9110 token.
+bool IsValidHeaderName(std::string_view name);
+// Visible ASCII, spaces and tabs; no CR, LF or NUL, at most 4096 bytes.
+bool IsValidHeaderValue(std::string_view value);
+// Headers webhookd sets itself: webhook-*, content-type, content-length, host, user-agent.
+bool IsReservedHeader(std::string_view name);
+
+// 1-255 visible ASCII characters.
+bool IsValidIdempotencyKey(std::string_view key);
+
+// The deepest nesting of arrays and objects in `json`, strings skipped; stops counting
+// (and returns a value above `limit`) as soon as `limit` is passed.
+int JsonDepth(std::string_view json, int limit);
+
+}  // namespace webhookd

@@ -1,0 +1,329 @@
+#include "server/api.h"
+
+#include <charconv>
+
+#include "core/encoding.h"
+#include "core/ids.h"
+#include "core/log.h"
+#include "core/signing.h"
+#include "core/url.h"
+#include "core/validation.h"
+#include "server/json_codec.h"
+
+namespace webhookd {
+namespace {
+
+constexpr int kMaxLimit = 1000;
+constexpr int kDefaultLimit = 50;
+
+Reply JsonReply(int status, const Json& body) {
+  return Reply{status, Dump(body), "application/json", {}};
+}
+
+std::optional<std::string> QueryValue(const ApiRequest& req, const std::string& name) {
+  auto it = req.query.find(name);
+  if (it == req.query.end()) return std::nullopt;
+  return it->second;
+}
+
+// limit and cursor; the cursor is the id of the last item of the previous page.
+Result<Page> ParsePage(const ApiRequest& req, std::string_view prefix) {
+  Page page;
+  std::vector<FieldError> errors;
+  if (auto limit = QueryValue(req, "limit")) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), value);
+    if (ec != std::errc() || end != limit->data() + limit->size() || value < 1 ||
+        value > kMaxLimit) {
+      errors.push_back({"limit", "must be an integer from 1 to 1000"});
+    } else {
+      page.limit = value;
+    }
+  } else {
+    page.limit = kDefaultLimit;
+  }
+  if (auto cursor = QueryValue(req, "cursor"); cursor && !cursor->empty()) {
+    page.before_id = ParseId(prefix, *cursor);
+    if (!page.before_id) errors.push_back({"cursor", "is not a cursor from this list"});
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return page;
+}
+
+template <typename T, typename F>
+Reply ListReply(const Listing<T>& listing, std::string_view prefix, F&& to_json) {
+  Json data = Json::array();
+  for (const T& item : listing.items) data.push_back(to_json(item));
+  Json body = {{"data", std::move(data)}, {"next_cursor", nullptr}};
+  if (listing.next_before_id) body["next_cursor"] = FormatId(prefix, *listing.next_before_id);
+  return JsonReply(200, body);
+}
+
+Result<int64_t> PathId(const ApiRequest& req, std::string_view prefix, std::string_view what) {
+  auto id = req.path_args.empty() ? std::nullopt : ParseId(prefix, req.path_args[0]);
+  if (!id) return Fail(ErrorKind::kNotFound, "no " + std::string(what) + " with that id");
+  return *id;
+}
+
+// A filter id in the query string: absent, or well-formed.
+Result<std::optional<int64_t>> QueryId(const ApiRequest& req, const std::string& name,
+                                       std::string_view prefix) {
+  auto text = QueryValue(req, name);
+  if (!text || text->empty()) return std::optional<int64_t>();
+  auto id = ParseId(prefix, *text);
+  if (!id) return Invalid({{name, "is not a valid id"}});
+  return std::optional<int64_t>(*id);
+}
+
+Result<std::optional<Timestamp>> QueryTime(const ApiRequest& req, const std::string& name) {
+  auto text = QueryValue(req, name);
+  if (!text || text->empty()) return std::optional<Timestamp>();
+  auto t = ParseRfc3339(*text);
+  if (!t) return Invalid({{name, "must be an RFC 3339 time such as 2026-01-02T03:04:05Z"}});
+  return std::optional<Timestamp>(*t);
+}
+
+}  // namespace
+
+Api::Api(Store& store, Resolver& resolver, const Config& config, Metrics* metrics)
+    : store_(store), resolver_(resolver), config_(config), metrics_(metrics) {}
+
+Result<void> Api::CheckDestinationUrl(const std::string& text) {
+  if (config_.allow_private_destinations) return {};
+  auto url = ParseUrl(text);
+  if (!url) return Invalid({{"url", url.error().message}});
+  auto vetted = VetHost(url->host, resolver_, /*allow_private=*/false);
+  if (!vetted) return Invalid({{"url", vetted.error().message}});
+  return {};
+}
+
+Result<Reply> Api::CreateDestination(const ApiRequest& req) {
+  auto body = ParseJsonBody(req.body);
+  if (!body) return std::unexpected(body.error());
+  auto fields = ParseDestinationFields(*body, /*creating=*/true);
+  if (!fields) return std::unexpected(fields.error());
+  if (auto ok = CheckDestinationUrl(*fields->url); !ok) return std::unexpected(ok.error());
+  Destination d;
+  d.url = *fields->url;
+  d.description = fields->description.value_or("");
+  d.event_types = fields->event_types.value_or(std::vector<std::string>{});
+  d.secret = fields->secret.value_or(GenerateSecret());
+  d.headers = fields->headers.value_or(Headers{});
+  d.enabled = fields->enabled.value_or(true);
+  d.max_in_flight = fields->max_in_flight.value_or(std::nullopt);
+  auto created = store_.CreateDestination(d);
+  if (!created) return std::unexpected(created.error());
+  return JsonReply(201, DestinationJson(*created, config_.destination_max_in_flight, true));
+}
+
+Result<Reply> Api::GetDestination(const ApiRequest& req) {
+  auto id = PathId(req, kDestinationPrefix, "destination");
+  if (!id) return std::unexpected(id.error());
+  auto d = store_.GetDestination(*id);
+  if (!d) return std::unexpected(d.error());
+  return JsonReply(200, DestinationJson(*d, config_.destination_max_in_flight, false));
+}
+
+Result<Reply> Api::ListDestinations(const ApiRequest& req) {
+  auto page = ParsePage(req, kDestinationPrefix);
+  if (!page) return std::unexpected(page.error());
+  auto listing = store_.ListDestinations(*page);
+  if (!listing) return std::unexpected(listing.error());
+  return ListReply(*listing, kDestinationPrefix, [&](const Destination& d) {
+    return DestinationJson(d, config_.destination_max_in_flight, false);
+  });
+}
+
+Result<Reply> Api::GetDestinationSecret(const ApiRequest& req) {
+  auto id = PathId(req, kDestinationPrefix, "destination");
+  if (!id) return std::unexpected(id.error());
+  auto d = store_.GetDestination(*id);
+  if (!d) return std::unexpected(d.error());
+  return JsonReply(200, Json{{"secret", d->secret}});
+}
+
+Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
+  auto id = PathId(req, kDestinationPrefix, "destination");
+  if (!id) return std::unexpected(id.error());
+  auto body = ParseJsonBody(req.body);
+  if (!body) return std::unexpected(body.error());
+  auto fields = ParseDestinationFields(*body, /*creating=*/false);
+  if (!fields) return std::unexpected(fields.error());
+  if (fields->url) {
+    if (auto ok = CheckDestinationUrl(*fields->url); !ok) return std::unexpected(ok.error());
+  }
+  auto d = store_.UpdateDestination(*id, *fields);
+  if (!d) return std::unexpected(d.error());
+  return JsonReply(200, DestinationJson(*d, config_.destination_max_in_flight, false));
+}
+
+Result<Reply> Api::DeleteDestination(const ApiRequest& req) {
+  auto id = PathId(req, kDestinationPrefix, "destination");
+  if (!id) return std::unexpected(id.error());
+  if (auto ok = store_.DeleteDestination(*id); !ok) return std::unexpected(ok.error());
+  return Reply{204, "", "", {}};
+}
+
+Result<Reply> Api::CreateEvent(const ApiRequest& req) {
+  std::optional<IdempotencyKey> key;
+  if (req.idempotency_key) {
+    if (!IsValidIdempotencyKey(*req.idempotency_key)) {
+      return Invalid({{"Idempotency-Key", "must be 1-255 visible ASCII characters"}});
+    }
+    key = IdempotencyKey{*req.idempotency_key, HexEncode(Sha256(req.body))};
+  }
+  auto body = ParseJsonBody(req.body);
+  if (!body) return std::unexpected(body.error());
+  auto event = ParseNewEvent(*body);
+  if (!event) return std::unexpected(event.error());
+  auto receipt = store_.InsertEvent(*event, key);
+  if (!receipt) return std::unexpected(receipt.error());
+  Reply reply = JsonReply(202, ReceiptJson(receipt->event));
+  if (receipt->replayed) {
+    reply.headers.emplace_back("Idempotent-Replayed", "true");
+  } else if (metrics_ != nullptr) {
+    metrics_->events_ingested.Inc();
+    metrics_->deliveries_created.Inc(receipt->event.deliveries.size());
+  }
+  return reply;
+}
+
+Result<Reply> Api::GetEvent(const ApiRequest& req) {
+  auto id = PathId(req, kEventPrefix, "event");
+  if (!id) return std::unexpected(id.error());
+  auto event = store_.GetEvent(*id);
+  if (!event) return std::unexpected(event.error());
+  return JsonReply(200, EventJson(*event, /*with_deliveries=*/true));
+}
+
+Result<Reply> Api::ListEvents(const ApiRequest& req) {
+  auto page = ParsePage(req, kEventPrefix);
+  if (!page) return std::unexpected(page.error());
+  EventFilter filter;
+  if (auto type = QueryValue(req, "type"); type && !type->empty()) {
+    if (!IsValidEventType(*type)) return Invalid({{"type", "is not a valid event type"}});
+    filter.type = *type;
+  }
+  auto after = QueryTime(req, "after");
+  if (!after) return std::unexpected(after.error());
+  auto before = QueryTime(req, "before");
+  if (!before) return std::unexpected(before.error());
+  filter.after = *after;
+  filter.before = *before;
+  auto listing = store_.ListEvents(filter, *page);
+  if (!listing) return std::unexpected(listing.error());
+  return ListReply(*listing, kEventPrefix, [](const Event& e) { return EventJson(e, false); });
+}
+
+Result<Reply> Api::GetDelivery(const ApiRequest& req) {
+  auto id = PathId(req, kDeliveryPrefix, "delivery");
+  if (!id) return std::unexpected(id.error());
+  auto d = store_.GetDelivery(*id);
+  if (!d) return std::unexpected(d.error());
+  return JsonReply(200, DeliveryJson(*d));
+}
+
+Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
+  auto page = ParsePage(req, kDeliveryPrefix);
+  if (!page) return std::unexpected(page.error());
+  DeliveryFilter filter;
+  auto destination = QueryId(req, "destination_id", kDestinationPrefix);
+  if (!destination) return std::unexpected(destination.error());
+  filter.destination_id = *destination;
+  if (auto status = QueryValue(req, "status"); status && !status->empty()) {
+    filter.status = ParseDeliveryStatus(*status);
+    if (!filter.status) {
+      return Invalid(
+          {{"status", "must be pending, in_flight, succeeded, dead_lettered or cancelled"}});
+    }
+  }
+  auto listing = store_.ListDeliveries(filter, *page);
+  if (!listing) return std::unexpected(listing.error());
+  return ListReply(*listing, kDeliveryPrefix, DeliveryJson);
+}
+
+Result<Reply> Api::ListAttempts(const ApiRequest& req) {
+  auto id = PathId(req, kDeliveryPrefix, "delivery");
+  if (!id) return std::unexpected(id.error());
+  auto attempts = store_.ListAttempts(*id);
+  if (!attempts) return std::unexpected(attempts.error());
+  Json data = Json::array();
+  for (const Attempt& a : *attempts) data.push_back(AttemptJson(a));
+  return JsonReply(200, Json{{"data", std::move(data)}, {"next_cursor", nullptr}});
+}
+
+namespace {
+
+Result<DeadLetterFilter> DeadLetterFilterFrom(const ApiRequest& req) {
+  DeadLetterFilter filter;
+  auto destination = QueryId(req, "destination_id", kDestinationPrefix);
+  if (!destination) return std::unexpected(destination.error());
+  filter.destination_id = *destination;
+  if (auto reason = QueryValue(req, "reason"); reason && !reason->empty()) {
+    if (*reason != "exhausted" && *reason != "permanent_failure") {
+      return Invalid({{"reason", "must be exhausted or permanent_failure"}});
+    }
+    filter.reason = *reason;
+  }
+  auto since = QueryTime(req, "since");
+  if (!since) return std::unexpected(since.error());
+  auto until = QueryTime(req, "until");
+  if (!until) return std::unexpected(until.error());
+  filter.since = *since;
+  filter.until = *until;
+  return filter;
+}
+
+}  // namespace
+
+Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
+  auto page = ParsePage(req, kDeadLetterPrefix);
+  if (!page) return std::unexpected(page.error());
+  auto filter = DeadLetterFilterFrom(req);
+  if (!filter) return std::unexpected(filter.error());
+  auto listing = store_.ListDeadLetters(*filter, *page);
+  if (!listing) return std::unexpected(listing.error());
+  return ListReply(*listing, kDeadLetterPrefix, DeadLetterJson);
+}
+
+Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
+  auto id = PathId(req, kDeadLetterPrefix, "dead letter");
+  if (!id) return std::unexpected(id.error());
+  auto delivery = store_.ReplayDeadLetter(*id);
+  if (!delivery) return std::unexpected(delivery.error());
+  if (metrics_ != nullptr) metrics_->replays.Inc();
+  Log(LogLevel::kInfo, "replayed a dead letter",
+      {{"dead_letter_id", req.path_args[0]},
+       {"delivery_id", FormatId(kDeliveryPrefix, *delivery)}});
+  return JsonReply(202, Json{{"delivery_id", FormatId(kDeliveryPrefix, *delivery)}});
+}
+
+Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
+  // The filter comes in the body here, with the same names as the list's query.
+  ApiRequest as_query;
+  if (!req.body.empty()) {
+    auto body = ParseJsonBody(req.body);
+    if (!body) return std::unexpected(body.error());
+    if (!body->is_object()) return Invalid({{"body", "must be a JSON object"}});
+    std::vector<FieldError> errors;
+    for (const char* name : {"destination_id", "since", "until", "reason"}) {
+      auto it = body->find(name);
+      if (it == body->end() || it->is_null()) continue;
+      if (!it->is_string()) {
+        errors.push_back({name, "must be a string"});
+      } else {
+        as_query.query.emplace(name, it->get<std::string>());
+      }
+    }
+    if (!errors.empty()) return Invalid(std::move(errors));
+  }
+  auto filter = DeadLetterFilterFrom(as_query);
+  if (!filter) return std::unexpected(filter.error());
+  auto count = store_.ReplayDeadLetters(*filter);
+  if (!count) return std::unexpected(count.error());
+  if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(*count));
+  Log(LogLevel::kInfo, "replayed dead letters in bulk", {{"count", *count}});
+  return JsonReply(202, Json{{"replayed", *count}});
+}
+
+}  // namespace webhookd

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/address.h"
+#include "core/config.h"
+#include "core/metrics.h"
+#include "core/store.h"
+#include "server/problem.h"
+
+namespace webhookd {
+
+// What a route needs of a request, free of the HTTP library.
+struct ApiRequest {
+  std::vector<std::string> path_args;  // the {} parts of the route, in order
+  std::multimap<std::string, std::string> query;
+  std::string body;
+  std::optional<std::string> idempotency_key;
+};
+
+// The REST API of CONTRACT §3, one method per route: validate, make one store call, map
+// the result. Authentication and routing happen before (see HttpServer).
+class Api {
+ public:
+  // Borrows every argument; each must outlive the Api.
+  // `metrics` may be null.
+  Api(Store& store, Resolver& resolver, const Config& config, Metrics* metrics = nullptr);
+
+  Result<Reply> CreateDestination(const ApiRequest& req);
+  Result<Reply> GetDestination(const ApiRequest& req);
+  Result<Reply> ListDestinations(const ApiRequest& req);
+  Result<Reply> GetDestinationSecret(const ApiRequest& req);
+  Result<Reply> UpdateDestination(const ApiRequest& req);
+  Result<Reply> DeleteDestination(const ApiRequest& req);
+
+  Result<Reply> CreateEvent(const ApiRequest& req);
+  Result<Reply> GetEvent(const ApiRequest& req);
+  Result<Reply> ListEvents(const ApiRequest& req);
+
+  Result<Reply> GetDelivery(const ApiRequest& req);
+  Result<Reply> ListDeliveries(const ApiRequest& req);
+  Result<Reply> ListAttempts(const ApiRequest& req);
+
+  Result<Reply> ListDeadLetters(const ApiRequest& req);
+  Result<Reply> ReplayDeadLetter(const ApiRequest& req);
+  Result<Reply> ReplayDeadLetters(const ApiRequest& req);
+
+ private:
+  // kInvalid on `url` when its host is or resolves to a non-public address.
+  Result<void> CheckDestinationUrl(const std::string& url);
+
+  Store& store_;
+  Resolver& resolver_;
+  const Config& config_;
+  Metrics* metrics_;
+};
+
+}  // namespace webhookd

@@ -1,0 +1,250 @@
+#include "server/json_codec.h"
+
+#include "core/ids.h"
+#include "core/signing.h"
+#include "core/url.h"
+#include "core/validation.h"
+
+namespace webhookd {
+namespace {
+
+Json Time(const std::optional<Timestamp>& t) { return t ? Json(FormatRfc3339(*t)) : Json(nullptr); }
+
+template <typename T>
+Json OrNull(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+void ParseEventTypes(const Json& value, DestinationFields& out, std::vector<FieldError>& errors) {
+  if (!value.is_array()) {
+    errors.push_back({"event_types", "must be an array of event types or patterns"});
+    return;
+  }
+  if (value.size() > kMaxEventTypeFilters) {
+    errors.push_back({"event_types", "must have at most 256 entries"});
+    return;
+  }
+  std::vector<std::string> types;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const Json& item = value[i];
+    const std::string field = "event_types[" + std::to_string(i) + "]";
+    if (!item.is_string() || !IsValidEventTypePattern(item.get_ref<const std::string&>())) {
+      errors.push_back({field,
+                        "must be an event type (1-255 of A-Z a-z 0-9 . _ : -) or a prefix pattern "
+                        "ending in .*"});
+      continue;
+    }
+    types.push_back(item.get<std::string>());
+  }
+  out.event_types = std::move(types);
+}
+
+void ParseHeaders(const Json& value, DestinationFields& out, std::vector<FieldError>& errors) {
+  if (!value.is_object()) {
+    errors.push_back({"headers", "must be an object of header names to string values"});
+    return;
+  }
+  if (value.size() > kMaxCustomHeaders) {
+    errors.push_back({"headers", "must have at most 32 headers"});
+    return;
+  }
+  Headers headers;
+  for (const auto& [name, v] : value.items()) {
+    const std::string field = "headers." + name;
+    if (!IsValidHeaderName(name)) {
+      errors.push_back({"headers", "header names must be HTTP tokens"});
+    } else if (IsReservedHeader(name)) {
+      errors.push_back({field, "is set by webhookd and cannot be overridden"});
+    } else if (!v.is_string() || !IsValidHeaderValue(v.get_ref<const std::string&>())) {
+      errors.push_back({field, "must be a string of visible ASCII characters"});
+    } else {
+      headers.emplace_back(name, v.get<std::string>());
+    }
+  }
+  out.headers = std::move(headers);
+}
+
+}  // namespace
+
+Result<Json> ParseJsonBody(std::string_view body) {
+  if (JsonDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+    return Invalid({{"body", "JSON nested deeper than 64 levels"}});
+  }
+  Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return Fail(ErrorKind::kMalformed, "the body is not valid JSON");
+  return json;
+}
+
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating) {
+  if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
+  DestinationFields out;
+  std::vector<FieldError> errors;
+  if (auto it = body.find("url"); it != body.end()) {
+    if (!it->is_string()) {
+      errors.push_back({"url", "must be a string"});
+    } else if (auto url = ParseUrl(it->get_ref<const std::string&>()); !url) {
+      errors.push_back({"url", url.error().message});
+    } else {
+      out.url = it->get<std::string>();
+    }
+  } else if (creating) {
+    errors.push_back({"url", "is required"});
+  }
+  if (auto it = body.find("description"); it != body.end() && !it->is_null()) {
+    if (!it->is_string() || it->get_ref<const std::string&>().size() > kMaxDescriptionLength) {
+      errors.push_back({"description", "must be a string of at most 1024 bytes"});
+    } else {
+      out.description = it->get<std::string>();
+    }
+  }
+  if (auto it = body.find("event_types"); it != body.end() && !it->is_null()) {
+    ParseEventTypes(*it, out, errors);
+  }
+  if (auto it = body.find("secret"); it != body.end() && !it->is_null()) {
+    if (!it->is_string() || !DecodeSecret(it->get_ref<const std::string&>())) {
+      errors.push_back({"secret", "must be whsec_ followed by base64 of 24 to 64 bytes"});
+    } else {
+      out.secret = it->get<std::string>();
+    }
+  }
+  if (auto it = body.find("headers"); it != body.end() && !it->is_null()) {
+    ParseHeaders(*it, out, errors);
+  }
+  if (auto it = body.find("enabled"); it != body.end()) {
+    if (!it->is_boolean()) {
+      errors.push_back({"enabled", "must be true or false"});
+    } else {
+      out.enabled = it->get<bool>();
+    }
+  }
+  if (auto it = body.find("max_in_flight"); it != body.end()) {
+    if (it->is_null()) {
+      out.max_in_flight = std::optional<int>();
+    } else if (!it->is_number_integer() || it->get<int64_t>() < 1 ||
+               it->get<int64_t>() > kMaxMaxInFlight) {
+      errors.push_back({"max_in_flight", "must be an integer from 1 to 10000"});
+    } else {
+      out.max_in_flight = std::optional<int>(it->get<int>());
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return out;
+}
+
+Result<NewEvent> ParseNewEvent(const Json& body) {
+  if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
+  NewEvent event;
+  std::vector<FieldError> errors;
+  auto type = body.find("type");
+  if (type == body.end()) {
+    errors.push_back({"type", "is required"});
+  } else if (!type->is_string() || !IsValidEventType(type->get_ref<const std::string&>())) {
+    errors.push_back({"type", "must be 1-255 characters of A-Z a-z 0-9 . _ : -"});
+  } else {
+    event.type = type->get<std::string>();
+  }
+  auto payload = body.find("payload");
+  if (payload == body.end()) {
+    errors.push_back({"payload", "is required"});
+  } else if (!payload->is_object()) {
+    errors.push_back({"payload", "must be a JSON object"});
+  } else {
+    event.payload = Dump(*payload);
+  }
+  if (auto it = body.find("destination_id"); it != body.end() && !it->is_null()) {
+    std::optional<int64_t> id;
+    if (it->is_string()) id = ParseId(kDestinationPrefix, it->get_ref<const std::string&>());
+    if (!id) {
+      errors.push_back({"destination_id", "no destination with that id"});
+    } else {
+      event.destination_id = id;
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return event;
+}
+
+Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret) {
+  Json headers = Json::object();
+  for (const auto& [name, value] : d.headers) headers[name] = value;
+  Json j = {{"id", FormatId(kDestinationPrefix, d.id)},
+            {"url", d.url},
+            {"description", d.description},
+            {"event_types", d.event_types},
+            {"headers", std::move(headers)},
+            {"enabled", d.enabled},
+            {"max_in_flight", d.max_in_flight.value_or(default_max_in_flight)},
+            {"created_at", FormatRfc3339(d.created_at)},
+            {"updated_at", FormatRfc3339(d.updated_at)}};
+  if (with_secret) j["secret"] = d.secret;
+  return j;
+}
+
+Json DeliveryJson(const Delivery& d) {
+  return {{"id", FormatId(kDeliveryPrefix, d.id)},
+          {"event_id", FormatId(kEventPrefix, d.event_id)},
+          {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
+          {"status", DeliveryStatusName(d.status)},
+          {"attempt_count", d.attempt_count},
+          {"next_attempt_at", Time(d.next_attempt_at)},
+          {"last_attempt_at", Time(d.last_attempt_at)},
+          {"last_status_code", OrNull(d.last_status_code)},
+          {"last_error", OrNull(d.last_error)},
+          {"created_at", FormatRfc3339(d.created_at)},
+          {"updated_at", FormatRfc3339(d.updated_at)}};
+}
+
+Json ReceiptJson(const Event& e) {
+  Json deliveries = Json::array();
+  for (const Delivery& d : e.deliveries) {
+    deliveries.push_back({{"id", FormatId(kDeliveryPrefix, d.id)},
+                          {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
+                          {"status", DeliveryStatusName(d.status)}});
+  }
+  return {{"id", FormatId(kEventPrefix, e.id)},
+          {"type", e.type},
+          {"created_at", FormatRfc3339(e.created_at)},
+          {"deliveries", std::move(deliveries)}};
+}
+
+Json EventJson(const Event& e, bool with_deliveries) {
+  Json j = {{"id", FormatId(kEventPrefix, e.id)},
+            {"type", e.type},
+            {"created_at", FormatRfc3339(e.created_at)},
+            {"payload", Json::parse(e.payload, nullptr, false)}};
+  if (with_deliveries) {
+    Json deliveries = Json::array();
+    for (const Delivery& d : e.deliveries) deliveries.push_back(DeliveryJson(d));
+    j["deliveries"] = std::move(deliveries);
+  }
+  return j;
+}
+
+Json AttemptJson(const Attempt& a) {
+  return {{"attempt_number", a.attempt_number},
+          {"started_at", FormatRfc3339(a.started_at)},
+          {"duration_ms", a.duration_ms},
+          {"status_code", OrNull(a.status_code)},
+          {"error", OrNull(a.error)},
+          {"response_body", a.response_body},
+          {"outcome", a.outcome}};
+}
+
+Json DeadLetterJson(const DeadLetter& d) {
+  return {{"id", FormatId(kDeadLetterPrefix, d.id)},
+          {"delivery_id", FormatId(kDeliveryPrefix, d.delivery_id)},
+          {"event_id", FormatId(kEventPrefix, d.event_id)},
+          {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
+          {"reason", d.reason},
+          {"attempt_count", d.attempt_count},
+          {"last_status_code", OrNull(d.last_status_code)},
+          {"last_error", OrNull(d.last_error)},
+          {"dead_lettered_at", FormatRfc3339(d.dead_lettered_at)},
+          {"replayed_at", Time(d.replayed_at)}};
+}
+
+}  // namespace webhookd

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/model.h"
+#include "core/result.h"
+
+namespace webhookd {
+
+using Json = nlohmann::json;
+
+// Parses a request body: kMalformed for anything that is not JSON (invalid UTF-8
+// included), kInvalid for nesting deeper than kMaxJsonDepth.
+Result<Json> ParseJsonBody(std::string_view body);
+
+// Compact JSON; invalid UTF-8 in stored text becomes U+FFFD rather than an exception.
+std::string Dump(const Json& json);
+
+// The fields of a destination body, type-checked and validated except for the URL's
+// address (the API checks that with the resolver). `creating` makes url required.
+Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating);
+
+// {"type", "payload", "destination_id"?} with `payload` kept as compact JSON.
+Result<NewEvent> ParseNewEvent(const Json& body);
+
+Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret);
+Json DeliveryJson(const Delivery& d);
+// The 202 of POST /v1/events: deliveries as {id, destination_id, status}.
+Json ReceiptJson(const Event& e);
+// GET /v1/events/{id} and the list: with payload; deliveries in full when present.
+Json EventJson(const Event& e, bool with_deliveries);
+Json AttemptJson(const Attempt& a);
+Json DeadLetterJson(const DeadLetter& d);
+
+}  // namespace webhookd

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace webhookd::testing {
+
+// A child process with its stdout and stderr appended to a log file.
+class Process {
+ public:
+  Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
+          std::string log_path);
+  ~Process();  // SIGKILLs the child if it still runs
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void Signal(int sig);
+  // The exit code (128 + signal when killed), or nullopt if still running at the timeout.
+  std::optional<int> Wait(std::chrono::milliseconds timeout);
+  bool Running();
+  const std::string& log_path() const { return log_path_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+  std::string log_path_;
+};
+
+// The whole text of a file ("" if missing).
+std::string ReadFile(const std::string& path);
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreePort();
+
+}  // namespace webhookd::testing

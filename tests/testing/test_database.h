@@ -1,0 +1,35 @@
+#pragma once
+
+#include <pqxx/pqxx>
+#include <string>
+
+namespace webhookd::testing {
+
+// A fresh, migrated database on the cluster of WEBHOOKD_TEST_DATABASE_URL (scripts/test
+// starts one), dropped again when the test ends.
+class TestDatabase {
+ public:
+  explicit TestDatabase(bool migrate = true);
+  ~TestDatabase();
+  TestDatabase(const TestDatabase&) = delete;
+  TestDatabase& operator=(const TestDatabase&) = delete;
+
+  const std::string& url() const { return url_; }
+  const std::string& name() const { return name_; }
+
+  // The first column of the first row of `sql`, as text ("" for NULL or no row).
+  std::string Scalar(const std::string& sql);
+  // Runs `sql` in its own transaction.
+  void Exec(const std::string& sql);
+
+  // The admin URL of the cluster (the "postgres" database).
+  static std::string AdminUrl();
+  // `url` with its database name replaced.
+  static std::string WithDatabase(const std::string& url, const std::string& db);
+
+ private:
+  std::string name_;
+  std::string url_;
+};
+
+}  // namespace webhookd::testing

@@ -1,0 +1,117 @@
+#include "tests/testing/webhookd_process.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+namespace webhookd::testing {
+namespace {
+
+std::string RandomKey() {
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device rd;
+  std::string key = "whk_test_";
+  for (int i = 0; i < 40; ++i) key += kChars[rd() % (sizeof(kChars) - 1)];
+  return key;
+}
+
+std::string Unique() {
+  std::random_device rd;
+  return std::to_string(rd()) + std::to_string(rd());
+}
+
+}  // namespace
+
+std::string WebhookdBinary() {
+  const char* bin = std::getenv("WEBHOOKD_BIN");
+  if (bin == nullptr || *bin == '\0')
+    throw std::runtime_error("WEBHOOKD_BIN is not set: run scripts/test");
+  return bin;
+}
+
+std::string TestLogDir() {
+  const char* dir = std::getenv("WEBHOOKD_TEST_LOG_DIR");
+  std::string path = (dir != nullptr && *dir != '\0') ? dir : "/tmp/webhookd-test-logs";
+  ::mkdir(path.c_str(), 0755);
+  return path;
+}
+
+WebhookdProcess::WebhookdProcess(const std::string& database_url, std::string mode,
+                                 std::map<std::string, std::string> env)
+    : admin_key_(RandomKey()) {
+  port_ = FreePort();
+  std::map<std::string, std::string> full = {
+      {"DATABASE_URL", database_url},
+      {"WEBHOOKD_ADDR", "127.0.0.1:" + std::to_string(port_)},
+      {"WEBHOOKD_WORKER_ADDR", "127.0.0.1:0"},
+      {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
+      {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", admin_key_},
+      {"WEBHOOKD_LOG_LEVEL", "debug"},
+  };
+  for (auto& [k, v] : env) full[k] = v;
+  if (auto it = full.find("WEBHOOKD_BOOTSTRAP_ADMIN_KEY"); it != full.end())
+    admin_key_ = it->second;
+  if (auto it = full.find("WEBHOOKD_ADDR"); it != full.end()) {
+    port_ = std::stoi(it->second.substr(it->second.rfind(':') + 1));
+  }
+  log_path_ = TestLogDir() + "/webhookd-" + mode + "-" + Unique() + ".log";
+  process_ =
+      std::make_unique<Process>(std::vector<std::string>{WebhookdBinary(), mode}, full, log_path_);
+  if (mode == "worker") return;
+  httplib::Client client("127.0.0.1", port_);
+  client.set_connection_timeout(0, 200000);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto res = client.Get("/healthz"); res && res->status == 200) {
+      // The bootstrap key is stored in the background: wait until it works.
+      httplib::Headers auth = {{"Authorization", "Bearer " + admin_key_}};
+      if (auto r = client.Get("/v1/destinations?limit=1", auth); r && r->status == 200) return;
+    }
+    if (!process_->Running()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw std::runtime_error("webhookd did not become healthy; log: " + log_path_ + "\n" +
+                           ReadFile(log_path_));
+}
+
+std::unique_ptr<httplib::Client> WebhookdProcess::Client(const std::string& key) const {
+  auto client = std::make_unique<httplib::Client>("127.0.0.1", port_);
+  client->set_read_timeout(30, 0);
+  client->set_bearer_token_auth((key.empty() ? admin_key_ : key).c_str());
+  return client;
+}
+
+httplib::Response WebhookdProcess::Call(const std::string& method, const std::string& path,
+                                        const nlohmann::json& body, const std::string& key) const {
+  auto client = Client(key);
+  const std::string text = body.is_null() ? "" : body.dump();
+  httplib::Result r;
+  if (method == "GET") {
+    r = client->Get(path.c_str());
+  } else if (method == "POST") {
+    r = client->Post(path.c_str(), text, "application/json");
+  } else if (method == "PATCH") {
+    r = client->Patch(path.c_str(), text, "application/json");
+  } else if (method == "DELETE") {
+    r = client->Delete(path.c_str());
+  } else {
+    throw std::invalid_argument("method " + method);
+  }
+  if (!r) return httplib::Response{};
+  return r.value();
+}
+
+std::pair<int, std::string> WebhookdProcess::RunCommand(
+    const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  const std::string log = TestLogDir() + "/command-" + Unique() + ".log";
+  std::vector<std::string> argv = {WebhookdBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process p(argv, env, log);
+  auto code = p.Wait(std::chrono::seconds(60));
+  return {code.value_or(-1), ReadFile(log)};
+}
+
+}  // namespace webhookd::testing

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <httplib.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/testing/process.h"
+
+namespace webhookd::testing {
+
+// The path of the webhookd binary under test ($WEBHOOKD_BIN, set by scripts/test).
+std::string WebhookdBinary();
+
+// A running `webhookd <mode>` on a free loopback port, with an admin and a publisher key.
+class WebhookdProcess {
+ public:
+  // `env` adds to or overrides the defaults: DATABASE_URL=`database_url`,
+  // WEBHOOKD_ADDR=127.0.0.1:<free>, WEBHOOKD_WORKER_ADDR=127.0.0.1:0,
+  // WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS=true, WEBHOOKD_BOOTSTRAP_ADMIN_KEY=<admin key>,
+  // WEBHOOKD_LOG_LEVEL=debug. Waits for /healthz (server, all) unless mode is "worker".
+  WebhookdProcess(const std::string& database_url, std::string mode = "all",
+                  std::map<std::string, std::string> env = {});
+
+  int port() const { return port_; }
+  const std::string& admin_key() const { return admin_key_; }
+  Process& process() { return *process_; }
+  const std::string& log_path() const { return log_path_; }
+
+  // A client for the API with the admin key as Bearer (or `key` if given).
+  std::unique_ptr<httplib::Client> Client(const std::string& key = "") const;
+
+  // Convenience: a JSON request with the admin key; returns the response (status 0 on a
+  // transport error).
+  httplib::Response Call(const std::string& method, const std::string& path,
+                         const nlohmann::json& body = nullptr, const std::string& key = "") const;
+
+  // Runs `webhookd <args>` against the same database and returns its stdout+stderr and
+  // exit code.
+  static std::pair<int, std::string> RunCommand(const std::vector<std::string>& args,
+                                                const std::map<std::string, std::string>& env);
+
+ private:
+  int port_ = 0;
+  std::string admin_key_;
+  std::string log_path_;
+  std::unique_ptr<Process> process_;
+};
+
+// Every test's log files go here; the e2e suite greps them for secrets.
+std::string TestLogDir();
+
+}  // namespace webhookd::testing

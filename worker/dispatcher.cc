@@ -1,0 +1,337 @@
+#include "worker/dispatcher.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/encoding.h"
+#include "core/ids.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "core/outcome.h"
+#include "core/retry_after.h"
+#include "core/signing.h"
+
+namespace webhookd {
+namespace {
+
+constexpr Duration kMaxBackoff = std::chrono::seconds(2);
+constexpr Duration kFirstBackoff = std::chrono::milliseconds(50);
+constexpr Duration kSweepEvery = std::chrono::seconds(1);
+
+// The body is built from stored bytes only, so every attempt sends the same bytes.
+std::string DeliveryBody(const ClaimedDelivery& d) {
+  std::string body;
+  body.reserve(d.payload.size() + d.event_type.size() + 64);
+  body += R"({"type":")";
+  body += d.event_type;  // [A-Za-z0-9._:-] only: nothing to escape
+  body += R"(","timestamp":")";
+  body += FormatRfc3339(d.event_created_at);
+  body += R"(","data":)";
+  body += d.payload;
+  body += '}';
+  return body;
+}
+
+}  // namespace
+
+void Dispatcher::Observe(const AttemptRecord& r, Timestamp now) {
+  if (metrics_ == nullptr) return;
+  const int outcome = r.outcome == "success" ? 0 : r.outcome == "retryable" ? 1 : 2;
+  metrics_->attempts[outcome].Inc();
+  if (r.next_status == DeliveryStatus::kSucceeded) {
+    metrics_->deliveries_succeeded.Inc();
+    metrics_->delivery_latency.Observe(Seconds(now - r.delivery_created_at));
+  } else if (r.next_status == DeliveryStatus::kDeadLettered) {
+    metrics_->dead_letters[r.dead_letter_reason == "exhausted" ? 0 : 1].Inc();
+  }
+}
+
+Dispatcher::Dispatcher(Store& store, Sender& sender, Clock& clock, Random& random,
+                       const RetryPolicy& policy, Options options, Metrics* metrics)
+    : store_(store),
+      sender_(sender),
+      clock_(clock),
+      random_(random),
+      policy_(policy),
+      options_(options),
+      metrics_(metrics) {}
+
+Dispatcher::~Dispatcher() {
+  Stop();
+  if (listener_.joinable()) listener_.join();
+}
+
+void Dispatcher::Stop() {
+  stopping_ = true;
+  Wake();
+}
+
+void Dispatcher::Wake() {
+  {
+    std::lock_guard lock(wake_mu_);
+    woken_ = true;
+  }
+  wake_cv_.notify_one();
+}
+
+void Dispatcher::Backoff(Duration& delay) {
+  std::unique_lock lock(wake_mu_);
+  wake_cv_.wait_for(lock, delay, [&] { return stopping_.load(); });
+  delay = std::min(kMaxBackoff, delay * 2);
+}
+
+void Dispatcher::ListenLoop() {
+  std::unique_ptr<WakeupListener> listener;
+  Duration delay = kFirstBackoff;
+  while (!stopping_) {
+    if (!listener) {
+      auto made = store_.Listen();
+      if (!made) {
+        Backoff(delay);
+        continue;
+      }
+      listener = std::move(*made);
+      delay = kFirstBackoff;
+      Wake();  // anything ingested while we were not listening is due now
+    }
+    auto got = listener->Wait(std::chrono::milliseconds(250));
+    if (!got) {
+      listener.reset();
+      continue;
+    }
+    if (*got) Wake();
+  }
+}
+
+void Dispatcher::Run() {
+  listener_ = std::thread([this] { ListenLoop(); });
+  recorder_ = std::thread([this] { RecordLoop(); });
+  for (int i = 0; i < options_.concurrency; ++i) senders_.emplace_back([this] { SendLoop(); });
+
+  Duration delay = kFirstBackoff;
+  auto last_sweep = std::chrono::steady_clock::now() - kSweepEvery;
+  while (!stopping_) {
+    if (std::chrono::steady_clock::now() - last_sweep >= kSweepEvery) {
+      last_sweep = std::chrono::steady_clock::now();
+      if (auto swept = store_.RequeueExpiredLeases(); swept && *swept > 0) {
+        Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
+      }
+    }
+    const int free = options_.concurrency - in_flight_.load();
+    int want = std::min(free, options_.claim_batch);
+    int got = 0;
+    if (want > 0) {
+      auto claimed = store_.ClaimDue(want, options_.lease, options_.default_max_in_flight);
+      if (!claimed) {
+        Log(LogLevel::kWarn, "claim failed; retrying", {{"error", claimed.error().message}});
+        Backoff(delay);
+        continue;
+      }
+      delay = kFirstBackoff;
+      got = static_cast<int>(claimed->size());
+      if (got > 0) {
+        in_flight_ += got;
+        {
+          std::lock_guard lock(jobs_mu_);
+          for (auto& d : *claimed) jobs_.push_back(Job{std::move(d)});
+        }
+        jobs_cv_.notify_all();
+      }
+      if (got == want) continue;  // more may be waiting: no sleep between full batches
+    }
+    // Sleep until a wake-up, a freed slot, the next due time or the fallback poll.
+    Duration timeout = options_.fallback_poll;
+    if (want > 0) {
+      auto next = store_.NextDueAt();
+      if (next && *next) {
+        const Duration until = **next - clock_.Now();
+        // Due work we could not claim waits on another destination's cap: poll gently.
+        timeout =
+            until <= Duration::zero() ? std::chrono::milliseconds(50) : std::min(timeout, until);
+      }
+    }
+    std::unique_lock lock(wake_mu_);
+    wake_cv_.wait_for(lock, timeout, [&] { return woken_ || stopping_.load(); });
+    woken_ = false;
+  }
+
+  // Shutdown: nothing new starts; unstarted claims go back; sends in progress finish.
+  std::vector<ReleasedClaim> unstarted;
+  {
+    std::lock_guard lock(jobs_mu_);
+    for (const Job& job : jobs_)
+      unstarted.push_back({job.delivery.delivery_id, job.delivery.claim_token});
+    in_flight_ -= static_cast<int>(jobs_.size());
+    jobs_.clear();
+    jobs_closed_ = true;
+  }
+  jobs_cv_.notify_all();
+  if (!unstarted.empty()) {
+    auto released = store_.ReleaseClaims(unstarted);
+    Log(LogLevel::kInfo, "released unstarted deliveries on shutdown",
+        {{"count", static_cast<int64_t>(unstarted.size())}, {"ok", released.has_value()}});
+  }
+  for (auto& t : senders_) t.join();
+  senders_.clear();
+  {
+    std::lock_guard lock(records_mu_);
+    records_closed_ = true;
+  }
+  records_cv_.notify_all();
+  recorder_.join();
+  listener_.join();
+}
+
+void Dispatcher::SendLoop() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(jobs_mu_);
+      jobs_cv_.wait(lock, [&] { return !jobs_.empty() || jobs_closed_; });
+      if (jobs_.empty()) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    Deliver(job.delivery);
+    const int left = --in_flight_;
+    // Claim again once a useful share of the slots is free, not on every completion.
+    if (left == 0 || options_.concurrency - left >= std::max(1, options_.claim_batch / 4)) Wake();
+  }
+}
+
+void Dispatcher::Deliver(const ClaimedDelivery& d) {
+  const std::string webhook_id = FormatId(kEventPrefix, d.event_id);
+  Outgoing out;
+  out.url = d.url;
+  out.body = DeliveryBody(d);
+  const Timestamp started = clock_.Now();
+  const auto key = DecodeSecret(d.secret);
+  out.headers = {
+      {"Content-Type", "application/json"},
+      {"User-Agent", "webhookd/" WEBHOOKD_VERSION},
+      {"webhook-id", webhook_id},
+      {"webhook-timestamp", std::to_string(UnixSeconds(started))},
+      {"webhook-signature", key ? Sign(*key, webhook_id, UnixSeconds(started), out.body) : ""}};
+  for (const auto& header : d.headers) out.headers.push_back(header);
+
+  const auto steady_start = std::chrono::steady_clock::now();
+  SendResult sent = key ? sender_.Send(out) : SendResult{};
+  if (!key) {
+    sent.refused = true;
+    sent.error = "the destination's secret is not usable";
+  }
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - steady_start);
+
+  AttemptResult result;
+  if (sent.refused) {
+    result.outcome = Outcome::kPermanent;
+  } else if (sent.status_code && !sent.error) {
+    result.outcome = ClassifyStatus(*sent.status_code);
+    result.status_code = sent.status_code;
+    if (sent.retry_after) result.retry_after = ParseRetryAfter(*sent.retry_after, clock_.Now());
+  } else {
+    result.outcome = Outcome::kRetryable;
+  }
+  const int cycle_attempt = d.cycle_attempts + 1;
+  const Decision decision = policy_.Next(cycle_attempt, result, random_);
+
+  AttemptRecord rec;
+  rec.delivery_id = d.delivery_id;
+  rec.claim_token = d.claim_token;
+  rec.destination_id = d.destination_id;
+  rec.event_id = d.event_id;
+  rec.attempt_number = d.attempt_count + 1;
+  rec.started_at = started;
+  rec.duration_ms = static_cast<int>(elapsed.count());
+  rec.status_code = sent.status_code;
+  rec.error = sent.error;
+  rec.response_body = SanitizeUtf8(sent.body);
+  rec.outcome = std::string(OutcomeName(result.outcome));
+  rec.delivery_created_at = d.created_at;
+  switch (decision.kind) {
+    case Decision::Kind::kSucceed:
+      rec.next_status = DeliveryStatus::kSucceeded;
+      break;
+    case Decision::Kind::kRetry:
+      rec.next_status = DeliveryStatus::kPending;
+      rec.wait = decision.wait;
+      break;
+    case Decision::Kind::kDeadLetter:
+      rec.next_status = DeliveryStatus::kDeadLettered;
+      rec.dead_letter_reason = std::string(DeadLetterReasonName(decision.reason));
+      rec.disable_destination = decision.disable_destination;
+      break;
+  }
+  if (LogEnabled(LogLevel::kDebug)) {
+    Log(LogLevel::kDebug, "attempt",
+        {{"event_id", webhook_id},
+         {"delivery_id", FormatId(kDeliveryPrefix, d.delivery_id)},
+         {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
+         {"attempt", rec.attempt_number},
+         {"status_code", static_cast<int64_t>(sent.status_code.value_or(0))},
+         {"outcome", rec.outcome},
+         {"duration_ms", static_cast<int64_t>(rec.duration_ms)}});
+  }
+  if (metrics_ != nullptr) metrics_->attempt_duration.Observe(Seconds(elapsed));
+  {
+    std::lock_guard lock(records_mu_);
+    records_.push_back(std::move(rec));
+  }
+  records_cv_.notify_one();
+}
+
+void Dispatcher::RecordLoop() {
+  std::vector<AttemptRecord> batch;
+  Duration delay = kFirstBackoff;
+  for (;;) {
+    {
+      std::unique_lock lock(records_mu_);
+      records_cv_.wait(lock, [&] { return !records_.empty() || records_closed_; });
+      if (records_.empty() && records_closed_ && batch.empty()) return;
+      // A few milliseconds of patience turns many outcomes into one statement.
+      if (static_cast<int>(records_.size()) < options_.flush_batch && !records_closed_) {
+        records_cv_.wait_for(lock, options_.flush_interval, [&] {
+          return static_cast<int>(records_.size()) >= options_.flush_batch || records_closed_;
+        });
+      }
+      const size_t take = std::min<size_t>(records_.size(), 1024);
+      std::move(records_.begin(), records_.begin() + take, std::back_inserter(batch));
+      records_.erase(records_.begin(), records_.begin() + take);
+    }
+    if (batch.empty()) continue;
+    auto written = store_.RecordOutcomes(batch);
+    if (!written) {
+      // Keep the outcomes and retry: a lease that runs out meanwhile makes them stale
+      // (the claim token no longer matches) and the delivery is simply sent again.
+      Log(LogLevel::kWarn, "recording outcomes failed; retrying",
+          {{"count", static_cast<int64_t>(batch.size())}, {"error", written.error().message}});
+      Backoff(delay);
+      if (stopping_ && delay >= kMaxBackoff && records_closed_) {
+        Log(LogLevel::kError, "giving up on outcomes at shutdown; their leases will expire",
+            {{"count", static_cast<int64_t>(batch.size())}});
+        batch.clear();
+      }
+      continue;
+    }
+    delay = kFirstBackoff;
+    // Stale records (a lost lease) changed nothing and are not counted.
+    const std::unordered_set<int64_t> applied(written->begin(), written->end());
+    const Timestamp now = clock_.Now();
+    for (const AttemptRecord& r : batch) {
+      if (!applied.contains(r.delivery_id)) continue;
+      Observe(r, now);
+      if (r.next_status == DeliveryStatus::kDeadLettered) {
+        Log(LogLevel::kInfo, "dead-lettered",
+            {{"event_id", FormatId(kEventPrefix, r.event_id)},
+             {"delivery_id", FormatId(kDeliveryPrefix, r.delivery_id)},
+             {"destination_id", FormatId(kDestinationPrefix, r.destination_id)},
+             {"attempt", r.attempt_number},
+             {"reason", r.dead_letter_reason.value_or("")}});
+      }
+    }
+    batch.clear();
+  }
+}
+
+}  // namespace webhookd

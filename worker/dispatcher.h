@@ -1,0 +1,94 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/random.h"
+#include "core/retry_policy.h"
+#include "core/store.h"
+#include "worker/sender.h"
+
+namespace webhookd {
+
+class Metrics;
+
+// The delivery loop of one worker process: claims due deliveries in batches, sends each
+// on one of `concurrency` sender threads, and writes outcomes in batches. Wakes on the
+// ingest/replay notification, sleeps until the next due time otherwise (at most
+// `fallback_poll`), and rides out database outages by backing off and retrying.
+class Dispatcher {
+ public:
+  struct Options {
+    int concurrency = 64;
+    int claim_batch = 64;
+    Duration lease = std::chrono::seconds(60);
+    int default_max_in_flight = 16;
+    Duration fallback_poll = std::chrono::seconds(1);
+    Duration flush_interval = std::chrono::milliseconds(2);
+    int flush_batch = 256;
+  };
+
+  // Borrows every argument; each must outlive the Dispatcher. `metrics` may be null.
+  Dispatcher(Store& store, Sender& sender, Clock& clock, Random& random, const RetryPolicy& policy,
+             Options options, Metrics* metrics = nullptr);
+  ~Dispatcher();
+
+  // Runs until Stop(): then stops claiming, hands back what has not started, lets sends
+  // in progress finish and records them, and returns.
+  void Run();
+  // Thread-safe; may be called from a signal-handling thread.
+  void Stop();
+
+  // The deliveries in this process between claim and send end (for tests and metrics).
+  int in_flight() const { return in_flight_.load(); }
+
+ private:
+  struct Job {
+    ClaimedDelivery delivery;
+  };
+
+  void ListenLoop();
+  void SendLoop();
+  void RecordLoop();
+  void Deliver(const ClaimedDelivery& d);
+  void Wake();
+  void Backoff(Duration& delay);
+  void Observe(const AttemptRecord& r, Timestamp now);
+
+  Store& store_;
+  Sender& sender_;
+  Clock& clock_;
+  Random& random_;
+  const RetryPolicy& policy_;
+  Options options_;
+  Metrics* metrics_;
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> in_flight_{0};
+
+  // The claim loop sleeps here; notifications, freed slots and Stop() wake it.
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  bool woken_ = false;
+
+  std::mutex jobs_mu_;
+  std::condition_variable jobs_cv_;
+  std::deque<Job> jobs_;
+  bool jobs_closed_ = false;
+
+  std::mutex records_mu_;
+  std::condition_variable records_cv_;
+  std::vector<AttemptRecord> records_;
+  bool records_closed_ = false;
+
+  std::thread listener_;
+  std::thread recorder_;
+  std::vector<std::thread> senders_;
+};
+
+}  // namespace webhookd

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/model.h"
+
+namespace webhookd {
+
+// One signed request, ready to go.
+struct Outgoing {
+  std::string url;
+  Headers headers;  // every header, webhook-* and custom ones included
+  std::string body;
+};
+
+struct SendResult {
+  std::optional<int> status_code;    // nullopt: no response
+  std::optional<std::string> error;  // what went wrong on the way, if anything
+  bool refused = false;              // not sent: the address is not allowed (permanent)
+  bool timed_out = false;
+  std::string body;                        // the first 4 KiB of the response body
+  std::optional<std::string> retry_after;  // the Retry-After header, raw
+};
+
+// Sends a delivery. Thread-safe.
+class Sender {
+ public:
+  virtual ~Sender() = default;
+  virtual SendResult Send(const Outgoing& request) = 0;
+};
+
+}  // namespace webhookd

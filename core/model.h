@@ -184,6 +184,19 @@ struct DeliveryGauges {
   int64_t retrying_over_24h = 0;  // unfinished and created more than 24 h ago
 };
 
+// The health figures of CONTRACT §3 over a window; rates are fractions in [0, 1], and 0
+// when there was nothing to measure.
+struct HealthStats {
+  int64_t attempts = 0;
+  double retry_rate = 0;                   // attempts that ended retryable / attempts
+  double dead_letter_rate = 0;             // dead letters / (successes + dead letters)
+  double avg_attempts_to_success = 0;      // mean attempt number of the successful attempts
+  double second_attempt_success_rate = 0;  // second attempts that succeeded / second attempts
+  int64_t retrying_over_24h = 0;
+  int64_t pending = 0;
+  int64_t in_flight = 0;
+};
+
 struct ReleasedClaim {
   int64_t delivery_id = 0;
   int64_t claim_token = 0;

@@ -85,6 +85,9 @@ class Store {
   // Counts for the /metrics gauges.
   virtual Result<DeliveryGauges> CountDeliveries() = 0;
 
+  // The health figures over the last `window`.
+  virtual Result<HealthStats> Stats(Duration window) = 0;
+
   // Dead letters (admin).
   virtual Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter,
                                                       const Page& page) = 0;

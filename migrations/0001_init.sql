@@ -75,6 +75,10 @@ CREATE TABLE attempts (
   PRIMARY KEY (delivery_id, attempt_number)
 );
 
+-- The health figures scan attempts by time; BRIN costs almost nothing to keep on an
+-- append-mostly table.
+CREATE INDEX attempts_started ON attempts USING brin (started_at);
+
 CREATE TABLE dead_letters (
   id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   delivery_id       bigint NOT NULL REFERENCES deliveries (id),

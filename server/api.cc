@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "core/duration.h"
 #include "core/encoding.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -324,6 +325,28 @@ Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(*count));
   Log(LogLevel::kInfo, "replayed dead letters in bulk", {{"count", *count}});
   return JsonReply(202, Json{{"replayed", *count}});
+}
+
+Result<Reply> Api::GetStats(const ApiRequest& req) {
+  Duration window = std::chrono::hours(1);
+  if (auto text = QueryValue(req, "window"); text && !text->empty()) {
+    auto parsed = ParseDuration(*text);
+    if (!parsed || *parsed <= Duration::zero() || *parsed > std::chrono::hours(24 * 31)) {
+      return Invalid({{"window", "must be a duration such as 15m, 1h or 24h, at most 744h"}});
+    }
+    window = *parsed;
+  }
+  auto stats = store_.Stats(window);
+  if (!stats) return std::unexpected(stats.error());
+  return JsonReply(200, Json{{"window", FormatDuration(window)},
+                             {"attempts", stats->attempts},
+                             {"retry_rate", stats->retry_rate},
+                             {"dead_letter_rate", stats->dead_letter_rate},
+                             {"avg_attempts_to_success", stats->avg_attempts_to_success},
+                             {"second_attempt_success_rate", stats->second_attempt_success_rate},
+                             {"retrying_over_24h", stats->retrying_over_24h},
+                             {"pending", stats->pending},
+                             {"in_flight", stats->in_flight}});
 }
 
 }  // namespace webhookd

@@ -48,6 +48,7 @@ class Api {
   Result<Reply> ListDeadLetters(const ApiRequest& req);
   Result<Reply> ReplayDeadLetter(const ApiRequest& req);
   Result<Reply> ReplayDeadLetters(const ApiRequest& req);
+  Result<Reply> GetStats(const ApiRequest& req);
 
  private:
   // kInvalid on `url` when its host is or resolves to a non-public address.

@@ -44,6 +44,7 @@ constexpr std::array kRoutes = {
     Route{"GET", "/v1/admin/dead-letters", Role::kAdmin, &Api::ListDeadLetters, Body::kNone},
     Route{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, &Api::ReplayDeadLetters,
           Body::kOptional},
+    Route{"GET", "/v1/admin/stats", Role::kAdmin, &Api::GetStats, Body::kNone},
     Route{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, &Api::ReplayDeadLetter,
           Body::kOptional},
 };

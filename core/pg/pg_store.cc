@@ -593,6 +593,28 @@ Result<DeliveryGauges> PgStore::CountDeliveries() {
   });
 }
 
+Result<HealthStats> PgStore::Stats(Duration window) {
+  return Run([&](pqxx::connection& c) -> Result<HealthStats> {
+    pqxx::nontransaction tx(c);
+    const auto r = Exec(tx, kStats, Params().Add(static_cast<int64_t>(window.count())))[0];
+    const auto ratio = [](int64_t num, int64_t den) {
+      return den == 0 ? 0.0 : static_cast<double>(num) / static_cast<double>(den);
+    };
+    HealthStats s;
+    s.attempts = r[0].as<int64_t>();
+    const int64_t successes = r[2].as<int64_t>();
+    const int64_t dead = r[6].as<int64_t>();
+    s.retry_rate = ratio(r[1].as<int64_t>(), s.attempts);
+    s.dead_letter_rate = ratio(dead, successes + dead);
+    s.avg_attempts_to_success = r[3].as<double>();
+    s.second_attempt_success_rate = ratio(r[5].as<int64_t>(), r[4].as<int64_t>());
+    s.pending = r[7].as<int64_t>();
+    s.in_flight = r[8].as<int64_t>();
+    s.retrying_over_24h = r[9].as<int64_t>();
+    return s;
+  });
+}
+
 Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& filter,
                                                      const Page& page) {
   return Run([&](pqxx::connection& c) -> Result<Listing<DeadLetter>> {

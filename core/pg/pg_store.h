@@ -40,6 +40,7 @@ class PgStore final : public Store {
   Result<std::optional<Timestamp>> NextDueAt() override;
   Result<std::unique_ptr<WakeupListener>> Listen() override;
   Result<DeliveryGauges> CountDeliveries() override;
+  Result<HealthStats> Stats(Duration window) override;
   Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter,
                                               const Page& page) override;
   Result<int64_t> ReplayDeadLetter(int64_t id) override;

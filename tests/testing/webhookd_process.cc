@@ -88,18 +88,13 @@ httplib::Response WebhookdProcess::Call(const std::string& method, const std::st
                                         const nlohmann::json& body, const std::string& key) const {
   auto client = Client(key);
   const std::string text = body.is_null() ? "" : body.dump();
-  httplib::Result r;
-  if (method == "GET") {
-    r = client->Get(path.c_str());
-  } else if (method == "POST") {
-    r = client->Post(path.c_str(), text, "application/json");
-  } else if (method == "PATCH") {
-    r = client->Patch(path.c_str(), text, "application/json");
-  } else if (method == "DELETE") {
-    r = client->Delete(path.c_str());
-  } else {
+  auto r = [&]() -> httplib::Result {
+    if (method == "GET") return client->Get(path.c_str());
+    if (method == "POST") return client->Post(path.c_str(), text, "application/json");
+    if (method == "PATCH") return client->Patch(path.c_str(), text, "application/json");
+    if (method == "DELETE") return client->Delete(path.c_str());
     throw std::invalid_argument("method " + method);
-  }
+  }();
   if (!r) return httplib::Response{};
   return r.value();
 }

@@ -1,0 +1,171 @@
+// The API's validation and error mapping, against a scripted store: bad input never
+// reaches the store, and each store error becomes the contract's status.
+#include "server/api.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server/problem.h"
+#include "tests/testing/stub_store.h"
+
+namespace webhookd {
+namespace {
+
+using testing::StubStore;
+
+class FixedResolver final : public Resolver {
+ public:
+  std::vector<IpAddress> answer;
+  Result<std::vector<IpAddress>> Resolve(const std::string&) override { return answer; }
+};
+
+class ApiTest : public ::testing::Test {
+ protected:
+  ApiTest() : api_(store_, resolver_, config_) {
+    resolver_.answer = {IpAddress::V4(0x5DB8D822)};  // 93.184.216.34, public
+  }
+  static ApiRequest Body(std::string body) {
+    ApiRequest req;
+    req.body = std::move(body);
+    return req;
+  }
+  static nlohmann::json Problem(const Error& e) {
+    return nlohmann::json::parse(ProblemReply(e).body);
+  }
+
+  StubStore store_;
+  FixedResolver resolver_;
+  Config config_;
+  Api api_;
+};
+
+TEST_F(ApiTest, MalformedJsonIs400AndNeverReachesTheStore) {
+  auto r = api_.CreateEvent(Body(R"({"type": "a.b", "payload": {)"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(StatusFor(r.error().kind), 400);
+  EXPECT_EQ(store_.calls, 0);
+}
+
+TEST_F(ApiTest, EachBadEventFieldIsNamed) {
+  auto r = api_.CreateEvent(Body(R"({"type": "has space", "payload": [1], "destination_id": 7})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(StatusFor(r.error().kind), 422);
+  std::vector<std::string> fields;
+  for (const auto& f : r.error().fields) fields.push_back(f.field);
+  EXPECT_THAT(fields, ::testing::UnorderedElementsAre("type", "payload", "destination_id"));
+  EXPECT_EQ(Problem(r.error())["errors"].size(), 3u);
+  EXPECT_EQ(store_.calls, 0);
+}
+
+TEST_F(ApiTest, DeepNestingIsRefusedBeforeParsing) {
+  std::string deep =
+      R"({"type": "a", "payload": {"x": )" + std::string(5000, '[') + std::string(5000, ']') + "}}";
+  auto r = api_.CreateEvent(Body(deep));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(StatusFor(r.error().kind), 422);
+  EXPECT_EQ(store_.calls, 0);
+}
+
+TEST_F(ApiTest, AnOverlongIdempotencyKeyIs422) {
+  ApiRequest req = Body(R"({"type": "a", "payload": {}})");
+  req.idempotency_key = std::string(256, 'k');
+  auto r = api_.CreateEvent(req);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().fields.at(0).field, "Idempotency-Key");
+  EXPECT_EQ(store_.calls, 0);
+}
+
+TEST_F(ApiTest, AnIdempotentReplayCarriesTheHeaderAndTheSameBody) {
+  store_.on_insert_event = [](const NewEvent& e, const std::optional<IdempotencyKey>& key) {
+    EXPECT_TRUE(key.has_value());
+    EXPECT_EQ(key->request_hash.size(), 64u);  // hex SHA-256 of the body
+    IngestReceipt receipt;
+    receipt.event =
+        Event{42, e.type, e.payload, Timestamp(std::chrono::seconds(1'700'000'000)), {}};
+    receipt.replayed = true;
+    return receipt;
+  };
+  ApiRequest req = Body(R"({"type": "order.created", "payload": {"id": 1}})");
+  req.idempotency_key = "k-1";
+  auto r = api_.CreateEvent(req);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  EXPECT_THAT(r->headers, ::testing::Contains(
+                              std::pair<std::string, std::string>("Idempotent-Replayed", "true")));
+  EXPECT_EQ(nlohmann::json::parse(r->body)["id"], "evt_42");
+}
+
+TEST_F(ApiTest, StoreErrorsMapToTheContractsStatuses) {
+  for (auto [kind, status] : std::vector<std::pair<ErrorKind, int>>{{ErrorKind::kUnavailable, 503},
+                                                                    {ErrorKind::kConflict, 409},
+                                                                    {ErrorKind::kInvalid, 422}}) {
+    store_.on_insert_event = [kind](const NewEvent&,
+                                    const std::optional<IdempotencyKey>&) -> Result<IngestReceipt> {
+      return Fail(kind, "scripted");
+    };
+    auto r = api_.CreateEvent(Body(R"({"type": "a", "payload": {}})"));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(StatusFor(r.error().kind), status);
+  }
+}
+
+TEST_F(ApiTest, AnInternalErrorNeverLeaksItsDetail) {
+  const Reply reply = ProblemReply(Error{ErrorKind::kInternal, "password=hunter2 in SQL", {}});
+  EXPECT_EQ(reply.status, 500);
+  EXPECT_EQ(reply.body.find("hunter2"), std::string::npos);
+  EXPECT_EQ(reply.content_type, "application/problem+json");
+}
+
+TEST_F(ApiTest, APrivateDestinationIsRefusedUnlessAllowed) {
+  resolver_.answer = {IpAddress::V4(0x0A000001)};  // 10.0.0.1
+  auto r = api_.CreateDestination(Body(R"({"url": "https://internal.example/hook"})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(StatusFor(r.error().kind), 422);
+  EXPECT_EQ(r.error().fields.at(0).field, "url");
+  EXPECT_EQ(store_.calls, 0);
+
+  config_.allow_private_destinations = true;
+  store_.on_create_destination = [](const Destination& d) { return d; };
+  EXPECT_TRUE(api_.CreateDestination(Body(R"({"url": "https://internal.example/hook"})")));
+}
+
+TEST_F(ApiTest, AGeneratedSecretIsWhsecAndThirtyTwoBytes) {
+  store_.on_create_destination = [](const Destination& d) { return d; };
+  auto r = api_.CreateDestination(Body(R"({"url": "https://example.com/hook"})"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 201);
+  const std::string secret = nlohmann::json::parse(r->body)["secret"];
+  ASSERT_TRUE(secret.starts_with("whsec_"));
+  EXPECT_EQ(secret.size(), 6u + 44u);  // base64 of 32 bytes
+}
+
+TEST_F(ApiTest, ReservedAndIllegalHeadersAreRefused) {
+  for (const char* headers :
+       {R"({"webhook-id": "x"})", R"({"Content-Type": "x"})", R"({"Host": "x"})",
+        R"({"bad name": "x"})", R"({"X-Ok": "a\nb"})", R"({"X-Ok": 5})"}) {
+    auto r = api_.CreateDestination(
+        Body(std::string(R"({"url": "https://example.com/", "headers": )") + headers + "}"));
+    ASSERT_FALSE(r) << headers;
+    EXPECT_EQ(StatusFor(r.error().kind), 422) << headers;
+  }
+  EXPECT_EQ(store_.calls, 0);
+}
+
+TEST_F(ApiTest, BadListParametersAre422) {
+  for (const char* limit : {"0", "1001", "abc", "-5", "10x"}) {
+    ApiRequest req;
+    req.query.emplace("limit", limit);
+    auto r = api_.ListEvents(req);
+    ASSERT_FALSE(r) << limit;
+    EXPECT_EQ(StatusFor(r.error().kind), 422) << limit;
+  }
+  ApiRequest req;
+  req.query.emplace("cursor", "dst_5");  // a cursor of another list
+  EXPECT_FALSE(api_.ListEvents(req));
+  EXPECT_EQ(store_.calls, 0);
+}
+
+}  // namespace
+}  // namespace webhookd

@@ -130,6 +130,7 @@ void HttpServer::Setup() {
     if (path == "/readyz") {
       auto ready = store_.Ready();
       const bool ok = ready && *ready;
+      if (!ready) Log(LogLevel::kWarn, "not ready", {{"error", ready.error().message}});
       Write(res, ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}
                     : ProblemReply(503, ready ? "migrations are not applied"
                                               : "the database is unavailable"));

@@ -45,7 +45,9 @@ std::string TextArray(const std::vector<std::string>& items) {
 
 Headers ParseHeaders(const char* text) {
   Headers headers;
-  for (const auto& [name, value] : nlohmann::json::parse(text).items()) {
+  // A named object: ranging over a temporary's items() would dangle.
+  const nlohmann::json object = nlohmann::json::parse(text);
+  for (const auto& [name, value] : object.items()) {
     headers.emplace_back(name, value.get<std::string>());
   }
   return headers;

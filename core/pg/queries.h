@@ -348,6 +348,7 @@ inline constexpr Query kAllQueries[] = {kCreateApiKey,
                                         kListDeadLetters,
                                         kReplayDeadLetter,
                                         kDeadLetterState,
-                                        kReplayDeadLetterChunk};
+                                        kReplayDeadLetterChunk,
+                                        kAppliedMigrations};
 
 }  // namespace webhookd::pg

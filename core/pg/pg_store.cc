@@ -156,7 +156,26 @@ class PgWakeupListener final : public WakeupListener {
 
 }  // namespace
 
-PgStore::PgStore(std::string url, int pool_size) : pool_(std::move(url), pool_size) {}
+PgStore::PgStore(std::string url, int pool_size, int committers)
+    : pool_(url, pool_size),
+      commit_pool_(url, std::max(1, committers)),
+      committers_count_(committers) {}
+
+PgStore::~PgStore() {
+  {
+    std::lock_guard lock(ingest_mu_);
+    ingest_stop_ = true;
+  }
+  ingest_cv_.notify_all();
+  for (auto& t : committers_) t.join();
+}
+
+struct PgStore::PendingIngest {
+  const NewEvent* event;
+  std::optional<Result<IngestReceipt>> result;
+  std::mutex mu;
+  std::condition_variable done;
+};
 
 template <typename F>
 auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
@@ -328,6 +347,8 @@ Result<void> PgStore::DeleteDestination(int64_t id) {
 
 Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                                            const std::optional<IdempotencyKey>& key) {
+  // Keyed and targeted ingests have their own checks and answers: one transaction each.
+  if (!key && !event.destination_id && committers_count_ > 0) return InsertEventGrouped(event);
   return Run([&](pqxx::connection& c) -> Result<IngestReceipt> {
     IngestReceipt receipt;
     bool key_taken = true;
@@ -384,6 +405,104 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     receipt.replayed = true;
     return receipt;
   });
+}
+
+Result<IngestReceipt> PgStore::InsertEventGrouped(const NewEvent& event) {
+  std::call_once(committers_started_, [this] {
+    for (int i = 0; i < committers_count_; ++i) committers_.emplace_back([this] { CommitLoop(); });
+  });
+  PendingIngest pending{&event, std::nullopt, {}, {}};
+  {
+    std::lock_guard lock(ingest_mu_);
+    if (ingest_stop_) return Fail(ErrorKind::kUnavailable, "shutting down");
+    ingest_queue_.push_back(&pending);
+  }
+  ingest_cv_.notify_one();
+  std::unique_lock lock(pending.mu);
+  pending.done.wait(lock, [&] { return pending.result.has_value(); });
+  return std::move(*pending.result);
+}
+
+void PgStore::CommitLoop() {
+  // A group is whatever queued while the previous commit ran, bounded in count and bytes.
+  constexpr size_t kMaxGroup = 512;
+  constexpr size_t kMaxGroupBytes = 8 << 20;
+  std::vector<PendingIngest*> group;
+  for (;;) {
+    {
+      std::unique_lock lock(ingest_mu_);
+      ingest_cv_.wait(lock, [&] { return !ingest_queue_.empty() || ingest_stop_; });
+      if (ingest_queue_.empty()) return;
+      size_t bytes = 0;
+      while (!ingest_queue_.empty() && group.size() < kMaxGroup && bytes < kMaxGroupBytes) {
+        bytes += ingest_queue_.front()->event->payload.size();
+        group.push_back(ingest_queue_.front());
+        ingest_queue_.pop_front();
+      }
+    }
+    CommitGroup(group);
+    group.clear();
+  }
+}
+
+void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
+  ArrayLiteral types, payloads;
+  for (const PendingIngest* p : group) {
+    types.Add(std::string_view(p->event->type));
+    payloads.Add(std::string_view(p->event->payload));
+  }
+  auto lease = commit_pool_.Acquire();
+  // The waiter owns `p` and may free it once it sees a result, so the result is set and
+  // signalled under its lock and `p` is not touched after.
+  auto answer = [](PendingIngest* p, Result<IngestReceipt> result) {
+    std::lock_guard lock(p->mu);
+    p->result = std::move(result);
+    p->done.notify_one();
+  };
+  auto fail_all = [&](ErrorKind kind, const std::string& message) {
+    for (PendingIngest* p : group) answer(p, Fail(kind, message));
+  };
+  try {
+    pqxx::work tx(lease.conn());
+    auto rows = Exec(tx, kInsertEventGroup, Params().Add(types.Finish()).Add(payloads.Finish()));
+    bool any_delivery = false;
+    std::vector<IngestReceipt> receipts(group.size());
+    for (const auto& row : rows) {
+      const size_t i = row[0].as<size_t>() - 1;
+      Event& e = receipts[i].event;
+      if (e.id == 0) {
+        e = Event{row[1].as<int64_t>(),
+                  group[i]->event->type,
+                  group[i]->event->payload,
+                  ToTimestamp(row[2]),
+                  {}};
+      }
+      if (!row[3].is_null()) {
+        Delivery d;
+        d.id = row[3].as<int64_t>();
+        d.event_id = e.id;
+        d.destination_id = row[4].as<int64_t>();
+        d.created_at = d.updated_at = e.created_at;
+        d.next_attempt_at = e.created_at;
+        e.deliveries.push_back(d);
+        any_delivery = true;
+      }
+    }
+    if (any_delivery) Exec(tx, kNotifyWakeup);
+    tx.commit();
+    for (size_t i = 0; i < group.size(); ++i) answer(group[i], std::move(receipts[i]));
+  } catch (const pqxx::sql_error& e) {
+    if (IsConnectionState(e.sqlstate())) lease.Discard();
+    fail_all(IsConnectionState(e.sqlstate()) ? ErrorKind::kUnavailable : ErrorKind::kInternal,
+             IsConnectionState(e.sqlstate()) ? "the database is unavailable"
+                                             : std::string("database error: ") + e.what());
+  } catch (const pqxx::failure& e) {
+    // Broken connection or a commit in doubt: the client must retry (with a key).
+    lease.Discard();
+    fail_all(ErrorKind::kUnavailable, "the database is unavailable");
+  } catch (const std::exception& e) {
+    fail_all(ErrorKind::kInternal, std::string("store: ") + e.what());
+  }
 }
 
 Result<Event> PgStore::GetEvent(int64_t id) {

@@ -1,6 +1,11 @@
 #pragma once
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/pg/pg_pool.h"
 #include "core/store.h"
@@ -10,7 +15,10 @@ namespace webhookd::pg {
 // The Store on PostgreSQL. Thread-safe: each call borrows a pooled connection.
 class PgStore final : public Store {
  public:
-  PgStore(std::string url, int pool_size);
+  // `pool_size` connections serve the calls; ingest without an idempotency key or a target
+  // destination additionally goes through `committers` group-commit connections.
+  PgStore(std::string url, int pool_size, int committers = 2);
+  ~PgStore() override;
 
   // Store:
   Result<bool> Ready() override;
@@ -50,7 +58,22 @@ class PgStore final : public Store {
   template <typename F>
   auto Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
 
+  struct PendingIngest;
+  // Group commit: concurrent ingests share one transaction and one fsync; each caller
+  // gets its answer only after that commit.
+  Result<IngestReceipt> InsertEventGrouped(const NewEvent& event);
+  void CommitLoop();
+  void CommitGroup(std::vector<PendingIngest*>& group);
+
   PgPool pool_;
+  PgPool commit_pool_;
+  int committers_count_;
+  std::once_flag committers_started_;
+  std::mutex ingest_mu_;
+  std::condition_variable ingest_cv_;
+  std::deque<PendingIngest*> ingest_queue_;
+  bool ingest_stop_ = false;
+  std::vector<std::thread> committers_;
 };
 
 }  // namespace webhookd::pg

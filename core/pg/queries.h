@@ -95,6 +95,29 @@ inline constexpr Query kFanOutTargeted{"fan_out_targeted", R"sql(
   SELECT $1, t.id, now() FROM destinations t WHERE t.id = $2 AND t.enabled AND t.deleted_at IS NULL
   RETURNING id, destination_id, created_at)sql"};
 
+// A whole group of ingests in one statement: ids drawn first so each row's deliveries
+// can be matched back to its request by `ord`.
+inline constexpr Query kInsertEventGroup{"insert_event_group", R"sql(
+  WITH input AS (
+    SELECT t.type, t.payload, t.ord FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(type, payload, ord)),
+  ids AS (
+    SELECT ord, type, payload, nextval(pg_get_serial_sequence('events', 'id')) AS id FROM input),
+  ev AS (
+    INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
+    SELECT id, type, payload FROM ids ORDER BY ord RETURNING id),
+  dl AS (
+    INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
+    SELECT i.id, t.id, now() FROM ids i JOIN destinations t
+        ON t.enabled AND t.deleted_at IS NULL
+       AND (cardinality(t.event_types) = 0
+            OR EXISTS (SELECT 1 FROM unnest(t.event_types) p
+                        WHERE p = i.type OR (right(p, 2) = '.*' AND starts_with(i.type, left(p, -1)))))
+     ORDER BY i.id, t.id
+    RETURNING id, event_id, destination_id)
+  SELECT i.ord, i.id, now(), d.id, d.destination_id
+    FROM ids i LEFT JOIN dl d ON d.event_id = i.id
+   ORDER BY i.ord, d.id)sql"};
+
 inline constexpr Query kLiveDestinationExists{"live_destination_exists", R"sql(
   SELECT 1 FROM destinations WHERE id = $1 AND deleted_at IS NULL)sql"};
 
@@ -325,6 +348,7 @@ inline constexpr Query kAllQueries[] = {kCreateApiKey,
                                         kDeleteDestination,
                                         kCancelDestinationDeliveries,
                                         kInsertEvent,
+                                        kInsertEventGroup,
                                         kFanOut,
                                         kFanOutTargeted,
                                         kLiveDestinationExists,

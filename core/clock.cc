@@ -44,7 +44,7 @@ std::string FormatRfc3339(Timestamp t) {
 std::optional<Timestamp> ParseRfc3339(std::string_view text) {
   using namespace std::chrono;
   size_t pos = 0;
-  int year, month, day, hour, minute, second;
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (!ReadDigits(text, pos, 4, year) || !Expect(text, pos, '-') ||
       !ReadDigits(text, pos, 2, month) || !Expect(text, pos, '-') ||
       !ReadDigits(text, pos, 2, day)) {
@@ -78,7 +78,7 @@ std::optional<Timestamp> ParseRfc3339(std::string_view text) {
   } else if (text[pos] == '+' || text[pos] == '-') {
     const int sign = text[pos] == '-' ? -1 : 1;
     ++pos;
-    int oh, om;
+    int oh = 0, om = 0;
     if (!ReadDigits(text, pos, 2, oh) || !Expect(text, pos, ':') || !ReadDigits(text, pos, 2, om) ||
         oh > 23 || om > 59) {
       return std::nullopt;

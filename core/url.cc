@@ -102,7 +102,9 @@ Result<Url> ParseUrl(std::string_view text) {
   if (const size_t hash = target.find('#'); hash != std::string_view::npos) {
     target = target.substr(0, hash);
   }
-  url.target = target.starts_with("/") ? std::string(target) : "/" + std::string(target);
+  // Built by append: GCC 12 misreports `"/" + std::string` as an overlapping memcpy.
+  if (!target.starts_with("/")) url.target = "/";
+  url.target.append(target);
   return url;
 }
 

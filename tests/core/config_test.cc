@@ -186,7 +186,7 @@ TEST(ConfigTest, ControlCharactersInAnEchoedValueStayOnOneLine) {
 }
 
 TEST(ConfigTest, BootstrapKeyIsCheckedButNeverEchoed) {
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("short-secret-15"), std::string("has a space in the key"),
         std::string("tab\tinside-the-secret-key"), std::string(257, 'k')}) {
     const Error e = Refused({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", bad}});
@@ -201,8 +201,8 @@ TEST(ConfigTest, BootstrapKeyIsCheckedButNeverEchoed) {
 }
 
 TEST(ConfigTest, DatabaseUrlNeverAppearsInAnotherVariablesError) {
-  const Error e = Refused(
-      {{"DATABASE_URL", "postgresql://user:hunter2@db/x"}, {"WEBHOOKD_LOG_LEVEL", "loud"}});
+  const Error e =
+      Refused({{"DATABASE_URL", "postgresql://user:hunter2@db/x"}, {"WEBHOOKD_LOG_LEVEL", "loud"}});
   EXPECT_EQ(e.message.find("hunter2"), std::string::npos) << e.message;
 }
 
@@ -222,10 +222,10 @@ TEST(ListenAddressTest, ParsesTheAcceptedForms) {
 }
 
 TEST(ListenAddressTest, RefusesJunk) {
-  for (const char* bad : {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
-                          "127.0.0.1:-1", "127.0.0.1:+80", "127.0.0.1:8080x", "::1:8080",
-                          "[::1]8080", "[]:80", "[nothost]:80", "a b:80", "host/x:80",
-                          "127.0.0.1:99999999999999999999"}) {
+  for (const char* bad :
+       {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:+80",
+        "127.0.0.1:8080x", "::1:8080", "[::1]8080", "[]:80", "[nothost]:80", "a b:80", "host/x:80",
+        "127.0.0.1:99999999999999999999"}) {
     EXPECT_FALSE(ParseListenAddress(bad).has_value()) << bad;
   }
 }

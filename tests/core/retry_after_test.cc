@@ -39,8 +39,8 @@ TEST(RetryAfterTest, DatesInThePastAreAZeroWait) {
 
 TEST(RetryAfterTest, TwoDigitYearsAreNotMoreThanFiftyYearsAhead) {
   // Seen in 2026: "30" is 2030, "94" is 1994 (in the past, so zero).
-  const Timestamp now = Timestamp(std::chrono::sys_days(std::chrono::year(2026) /
-                                                        std::chrono::January / 1));
+  const Timestamp now =
+      Timestamp(std::chrono::sys_days(std::chrono::year(2026) / std::chrono::January / 1));
   const std::optional<Duration> d = ParseRetryAfter("Tuesday, 01-Jan-30 00:00:00 GMT", now);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(std::chrono::duration_cast<std::chrono::days>(*d).count(), 365 * 4 + 1);
@@ -48,12 +48,12 @@ TEST(RetryAfterTest, TwoDigitYearsAreNotMoreThanFiftyYearsAhead) {
 }
 
 TEST(RetryAfterTest, JunkIsNotAWait) {
-  for (const char* bad :
-       {"", "  ", "-1", "+5", "1.5", "5s", "soon", "12 34", "0x10",
-        "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37", "Sun, 6 Nov 1994 08:49:37 GMT",
-        "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
-        "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT junk",
-        "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994", "Xyz, 06 Nov 1994 08:49:37 GMT"}) {
+  for (const char* bad : {"", "  ", "-1", "+5", "1.5", "5s", "soon", "12 34", "0x10",
+                          "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37",
+                          "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT",
+                          "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+                          "Sun, 06 Nov 1994 08:49:37 GMT junk", "Sunday, 06-Nov-1994 08:49:37 GMT",
+                          "Sun Nov 6 08:49:37 1994", "Xyz, 06 Nov 1994 08:49:37 GMT"}) {
     EXPECT_FALSE(ParseRetryAfter(bad, kDate).has_value()) << bad;
   }
 }

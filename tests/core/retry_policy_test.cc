@@ -101,12 +101,24 @@ TEST(RetryPolicyTest, EveryClassificationRow) {
   const RetryPolicy policy = DefaultPolicy();
   using K = Decision::Kind;
   const Row rows[] = {
-      {200, K::kSucceed}, {204, K::kSucceed},     {299, K::kSucceed},
-      {301, K::kDeadLetter}, {302, K::kDeadLetter}, {400, K::kDeadLetter},
-      {401, K::kDeadLetter}, {403, K::kDeadLetter}, {404, K::kDeadLetter},
-      {408, K::kRetry},      {410, K::kDeadLetter, true}, {413, K::kDeadLetter},
-      {422, K::kDeadLetter}, {429, K::kRetry},      {500, K::kRetry},
-      {502, K::kRetry},      {503, K::kRetry},      {504, K::kRetry},
+      {200, K::kSucceed},
+      {204, K::kSucceed},
+      {299, K::kSucceed},
+      {301, K::kDeadLetter},
+      {302, K::kDeadLetter},
+      {400, K::kDeadLetter},
+      {401, K::kDeadLetter},
+      {403, K::kDeadLetter},
+      {404, K::kDeadLetter},
+      {408, K::kRetry},
+      {410, K::kDeadLetter, true},
+      {413, K::kDeadLetter},
+      {422, K::kDeadLetter},
+      {429, K::kRetry},
+      {500, K::kRetry},
+      {502, K::kRetry},
+      {503, K::kRetry},
+      {504, K::kRetry},
   };
   for (const Row& row : rows) {
     FakeRandom random({0.5});

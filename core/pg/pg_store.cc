@@ -154,6 +154,26 @@ class PgWakeupListener final : public WakeupListener {
   Receiver receiver_;
 };
 
+// The connection broke during COMMIT, so the outcome is unknown: ask a fresh connection
+// whether the events exist, for a few seconds while the database comes back. False when
+// they do not exist or the question cannot be answered.
+bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids) {
+  ArrayLiteral ids;
+  for (int64_t id : event_ids) ids.Add(id);
+  const std::string array = ids.Finish();
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    try {
+      auto conn = PgPool::Connect(url);
+      pqxx::nontransaction tx(*conn);
+      auto r = Exec(tx, kCountEvents, Params().Add(array));
+      return r[0][0].as<int64_t>() > 0;  // one transaction: all or none
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 PgStore::PgStore(std::string url, int pool_size, int committers)
@@ -383,7 +403,13 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
         }
         // One notification per transaction, however many deliveries it made.
         if (!receipt.event.deliveries.empty()) Exec(tx, kNotifyWakeup);
-        tx.commit();
+        try {
+          tx.commit();
+        } catch (const pqxx::in_doubt_error&) {
+          // Only a 202 for what committed, and a 202 for everything that did.
+          if (CommittedAfterDoubt(pool_.url(), {receipt.event.id})) return receipt;
+          throw;
+        }
         return receipt;
       }
     }
@@ -489,7 +515,13 @@ void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
       }
     }
     if (any_delivery) Exec(tx, kNotifyWakeup);
-    tx.commit();
+    try {
+      tx.commit();
+    } catch (const pqxx::in_doubt_error&) {
+      std::vector<int64_t> ids;
+      for (const auto& r : receipts) ids.push_back(r.event.id);
+      if (!CommittedAfterDoubt(commit_pool_.url(), ids)) throw;
+    }
     for (size_t i = 0; i < group.size(); ++i) answer(group[i], std::move(receipts[i]));
   } catch (const pqxx::sql_error& e) {
     if (IsConnectionState(e.sqlstate())) lease.Discard();

@@ -118,6 +118,9 @@ inline constexpr Query kInsertEventGroup{"insert_event_group", R"sql(
     FROM ids i LEFT JOIN dl d ON d.event_id = i.id
    ORDER BY i.ord, d.id)sql"};
 
+inline constexpr Query kCountEvents{"count_events", R"sql(
+  SELECT count(*) FROM events WHERE id = ANY($1::bigint[]))sql"};
+
 inline constexpr Query kLiveDestinationExists{"live_destination_exists", R"sql(
   SELECT 1 FROM destinations WHERE id = $1 AND deleted_at IS NULL)sql"};
 
@@ -349,6 +352,7 @@ inline constexpr Query kAllQueries[] = {kCreateApiKey,
                                         kCancelDestinationDeliveries,
                                         kInsertEvent,
                                         kInsertEventGroup,
+                                        kCountEvents,
                                         kFanOut,
                                         kFanOutTargeted,
                                         kLiveDestinationExists,

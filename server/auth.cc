@@ -1,5 +1,8 @@
 #include "server/auth.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace webhookd {
 
 Result<void> Authenticator::Check(std::string_view header, Role needed) {
@@ -8,7 +11,15 @@ Result<void> Authenticator::Check(std::string_view header, Role needed) {
     return Fail(ErrorKind::kUnauthorized,
                 "a valid API key is required: Authorization: Bearer <key>");
   };
-  if (header.size() <= kBearer.size() || !header.starts_with(kBearer)) return unauthorized();
+  // The scheme is case-insensitive (RFC 9110 §11.1): "bearer <key>" is the same request.
+  const auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  };
+  if (header.size() <= kBearer.size() ||
+      !std::equal(kBearer.begin(), kBearer.end(), header.begin(), same)) {
+    return unauthorized();
+  }
   const std::string_view key = header.substr(kBearer.size());
   const std::string hash = HashApiKey(key);
   auto found = store_.FindApiKey(hash);

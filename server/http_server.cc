@@ -209,6 +209,18 @@ void HttpServer::Setup() {
     observe(found->pattern, res.status);
   };
 
+  // RFC 9112 §6.3: a request with neither Content-Length nor Transfer-Encoding has no
+  // body. httplib would read such a POST/PUT/PATCH to EOF instead, so `curl -X POST
+  // .../replay` hung until the read timeout and then got a 400: serve it now, bodiless.
+  http.set_pre_routing_handler([dispatch](const httplib::Request& req, httplib::Response& res) {
+    if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
+        !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      dispatch(req, res);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
   const char* kAll = R"(.*)";
   http.Get(kAll, dispatch);
   http.Post(kAll, dispatch);
@@ -219,15 +231,32 @@ void HttpServer::Setup() {
 
   // Answers httplib makes itself (a body over the limit, a bad request line) become
   // problem+json too.
-  http.set_error_handler(
-      httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        const int status = res.status;
-        Write(res, ProblemReply(status, status == 413
-                                            ? "the body is larger than WEBHOOKD_MAX_PAYLOAD_BYTES"
-                                            : "the request could not be served"));
-        return httplib::Server::HandlerResponse::Handled;
-      }));
+  http.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
+                                                                     httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    // httplib answers 400 to a method it parses but has no handlers for (TRACE,
+    // CONNECT): that is a wrong method (405) on a route, or an unknown route (404).
+    if (res.status == 400 && (req.method == "TRACE" || req.method == "CONNECT")) {
+      std::string allow;
+      std::vector<std::string> args;
+      for (const Route& route : kRoutes) {
+        if (api_ == nullptr || !Match(route.pattern, req.path, &args)) continue;
+        if (!allow.empty()) allow += ", ";
+        allow += route.method;
+      }
+      Reply reply = allow.empty()
+                        ? ProblemReply(404, "no route " + req.path)
+                        : ProblemReply(405, req.method + " is not allowed here; use " + allow);
+      if (!allow.empty()) reply.headers.emplace_back("Allow", allow);
+      Write(res, reply);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const int status = res.status;
+    Write(res,
+          ProblemReply(status, status == 413 ? "the body is larger than WEBHOOKD_MAX_PAYLOAD_BYTES"
+                                             : "the request could not be served"));
+    return httplib::Server::HandlerResponse::Handled;
+  }));
   http.set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "unknown";

@@ -68,6 +68,8 @@ void ParseHeaders(const Json& value, DestinationFields& out, std::vector<FieldEr
 
 Result<Json> ParseJsonBody(std::string_view body) {
   if (JsonDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+    // accept() does not recurse: a deep body that is not JSON at all is still malformed.
+    if (!Json::accept(body)) return Fail(ErrorKind::kMalformed, "the body is not valid JSON");
     return Invalid({{"body", "JSON nested deeper than 64 levels"}});
   }
   Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -95,8 +97,10 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
     errors.push_back({"url", "is required"});
   }
   if (auto it = body.find("description"); it != body.end() && !it->is_null()) {
-    if (!it->is_string() || it->get_ref<const std::string&>().size() > kMaxDescriptionLength) {
-      errors.push_back({"description", "must be a string of at most 1024 bytes"});
+    // PostgreSQL text cannot hold NUL: refuse it rather than store a truncated string.
+    if (!it->is_string() || it->get_ref<const std::string&>().size() > kMaxDescriptionLength ||
+        it->get_ref<const std::string&>().find('\0') != std::string::npos) {
+      errors.push_back({"description", "must be a string of at most 1024 bytes without NUL"});
     } else {
       out.description = it->get<std::string>();
     }

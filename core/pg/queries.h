@@ -209,7 +209,8 @@ inline constexpr Query kClaimDue{"claim_due", R"sql(
             t.secret, t.headers::text, d.attempt_count, d.cycle_attempts, d.created_at)sql"};
 
 // One statement for a whole batch of attempt outcomes; rows whose claim token no longer
-// matches are left alone and get no attempt row.
+// matches are left alone and get no attempt row (joined on the token too, so a stale
+// record of a delivery applied in the same batch gets none either).
 inline constexpr Query kRecordOutcomes{"record_outcomes", R"sql(
   WITH u AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::int[],
@@ -227,22 +228,24 @@ inline constexpr Query kRecordOutcomes{"record_outcomes", R"sql(
            last_status_code = u.status_code, last_error = u.error, updated_at = now()
       FROM u
      WHERE d.id = u.id AND d.claim_token = u.token AND d.status = 'in_flight'
-    RETURNING d.id, d.event_id, d.destination_id),
+    RETURNING d.id, d.event_id, d.destination_id, u.token),
   att AS (
     INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
                           error, response_body, outcome)
     SELECT u.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, u.error,
            u.body, u.outcome
-      FROM u JOIN upd ON upd.id = u.id),
+      FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token),
   dl AS (
     INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count,
                               last_status_code, last_error)
     SELECT u.id, upd.event_id, upd.destination_id, u.reason, u.attempt_number,
            u.status_code, u.error
-      FROM u JOIN upd ON upd.id = u.id WHERE u.next_status = 'dead_lettered'),
+      FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token
+     WHERE u.next_status = 'dead_lettered'),
   dis AS (
     UPDATE destinations t SET enabled = false, updated_at = now()
-     WHERE t.id IN (SELECT upd.destination_id FROM u JOIN upd ON upd.id = u.id WHERE u.disable))
+     WHERE t.id IN (SELECT upd.destination_id FROM u JOIN upd
+                     ON upd.id = u.id AND upd.token = u.token WHERE u.disable))
   SELECT id FROM upd)sql"};
 
 inline constexpr Query kReleaseClaims{"release_claims", R"sql(

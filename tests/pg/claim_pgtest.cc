@@ -1,0 +1,586 @@
+// The worker's side of the store on a real PostgreSQL: claims are exclusive, leased,
+// capped per destination and fenced by their token; outcomes are written with their
+// attempt.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <latch>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/pg/pg_store.h"
+#include "tests/testing/test_database.h"
+
+namespace webhookd {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::TestDatabase;
+
+std::string N(int64_t n) { return std::to_string(n); }
+
+class ClaimPgTest : public ::testing::Test {
+ protected:
+  int64_t CreateDestination(std::optional<int> max_in_flight = std::nullopt,
+                            std::vector<std::string> event_types = {}) {
+    Destination d;
+    d.url = "https://example.com/hook";
+    d.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    d.headers = {{"X-Tenant", "acme"}};
+    d.event_types = std::move(event_types);
+    d.max_in_flight = max_in_flight;
+    auto r = store_.CreateDestination(d);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? r->id : 0;
+  }
+
+  // `n` events, each fanned out to every matching destination.
+  void Ingest(int n, const std::string& type = "order.created") {
+    for (int i = 0; i < n; ++i) {
+      auto r =
+          store_.InsertEvent(NewEvent{type, R"({"i":)" + N(i) + "}", std::nullopt}, std::nullopt);
+      ASSERT_TRUE(r) << r.error().message;
+    }
+  }
+
+  std::vector<ClaimedDelivery> Claim(int limit, Duration lease = 1h, int default_cap = 16) {
+    auto r = store_.ClaimDue(limit, lease, default_cap);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : std::vector<ClaimedDelivery>{};
+  }
+
+  std::string Column(int64_t delivery_id, const std::string& column) {
+    return db_.Scalar("SELECT " + column + " FROM deliveries WHERE id = " + N(delivery_id));
+  }
+
+  // Seconds from the database's now() to `column` of the delivery.
+  double SecondsFromNow(int64_t delivery_id, const std::string& column) {
+    return std::stod(db_.Scalar("SELECT extract(epoch FROM " + column +
+                                " - now()) FROM deliveries WHERE id = " + N(delivery_id)));
+  }
+
+  static AttemptRecord RecordFor(const ClaimedDelivery& c, DeliveryStatus next,
+                                 std::optional<int> status_code, std::string outcome) {
+    AttemptRecord r;
+    r.delivery_id = c.delivery_id;
+    r.claim_token = c.claim_token;
+    r.destination_id = c.destination_id;
+    r.event_id = c.event_id;
+    r.attempt_number = c.attempt_count + 1;
+    r.started_at = SystemClock().Now();
+    r.duration_ms = 12;
+    r.status_code = status_code;
+    r.outcome = std::move(outcome);
+    r.next_status = next;
+    r.delivery_created_at = c.created_at;
+    return r;
+  }
+
+  std::vector<int64_t> Record(std::vector<AttemptRecord> records) {
+    auto r = store_.RecordOutcomes(records);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : std::vector<int64_t>{};
+  }
+
+  TestDatabase db_;
+  pg::PgStore store_{db_.url(), 8};
+};
+
+TEST_F(ClaimPgTest, TwoClaimersNeverGetTheSameDelivery) {
+  for (int i = 0; i < 10; ++i) CreateDestination(1000);
+  Ingest(50);
+  ASSERT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), "500");
+
+  std::mutex mu;
+  std::vector<ClaimedDelivery> all;
+  std::vector<int64_t> per_claimer[2];
+  std::latch start(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (;;) {
+        auto batch = store_.ClaimDue(7, 1h, 16);
+        ASSERT_TRUE(batch) << batch.error().message;
+        if (batch->empty()) break;
+        std::lock_guard lock(mu);
+        for (const auto& c : *batch) {
+          per_claimer[t].push_back(c.delivery_id);
+          all.push_back(c);
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  std::set<int64_t> ids;
+  for (const auto& c : all) EXPECT_TRUE(ids.insert(c.delivery_id).second) << c.delivery_id;
+  EXPECT_EQ(all.size(), 500u);
+  EXPECT_EQ(ids.size(), 500u);
+  EXPECT_FALSE(per_claimer[0].empty() && per_claimer[1].empty());
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'in_flight'"
+                       " AND lease_until > now() + interval '50 minutes' AND claim_token IS NOT "
+                       "NULL"),
+            "500");
+  // The database holds each claimer's token for what it claimed.
+  std::string pairs;
+  for (const auto& c : all) {
+    pairs += (pairs.empty() ? "" : ",") + std::string("(") + N(c.delivery_id) + "," +
+             N(c.claim_token) + ")";
+  }
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries d JOIN (VALUES " + pairs +
+                       ") AS v(id, token) ON d.id = v.id AND d.claim_token = v.token"),
+            "500");
+}
+
+TEST_F(ClaimPgTest, AClaimCarriesTheDeliveryAndLeasesIt) {
+  const int64_t dst = CreateDestination();
+  auto event =
+      store_.InsertEvent(NewEvent{"order.created", R"({"id":123})", std::nullopt}, std::nullopt);
+  ASSERT_TRUE(event);
+  ASSERT_EQ(event->event.deliveries.size(), 1u);
+  const int64_t id = event->event.deliveries[0].id;
+  EXPECT_EQ(Column(id, "status"), "pending");
+
+  auto claimed = Claim(10, 30s);
+  ASSERT_EQ(claimed.size(), 1u);
+  const ClaimedDelivery& c = claimed[0];
+  EXPECT_EQ(c.delivery_id, id);
+  EXPECT_EQ(c.event_id, event->event.id);
+  EXPECT_EQ(c.event_type, "order.created");
+  EXPECT_EQ(c.payload, R"({"id":123})");
+  EXPECT_EQ(c.event_created_at, event->event.created_at);
+  EXPECT_EQ(c.destination_id, dst);
+  EXPECT_EQ(c.url, "https://example.com/hook");
+  EXPECT_EQ(c.secret, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  EXPECT_EQ(c.headers, (Headers{{"X-Tenant", "acme"}}));
+  EXPECT_EQ(c.attempt_count, 0);
+  EXPECT_EQ(c.cycle_attempts, 0);
+
+  EXPECT_EQ(Column(id, "status"), "in_flight");
+  EXPECT_EQ(Column(id, "claim_token"), N(c.claim_token));
+  const double lease = SecondsFromNow(id, "lease_until");
+  EXPECT_GT(lease, 20);
+  EXPECT_LE(lease, 30);
+  auto got = store_.GetDelivery(id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, DeliveryStatus::kInFlight);
+  EXPECT_TRUE(Claim(10).empty());
+  auto gauges = store_.CountDeliveries();
+  ASSERT_TRUE(gauges);
+  EXPECT_EQ(gauges->in_flight, 1);
+  EXPECT_EQ(gauges->pending, 0);
+}
+
+TEST_F(ClaimPgTest, AnExpiredLeaseIsClaimedAgainWithANewToken) {
+  CreateDestination();
+  Ingest(2);
+  auto short_lease = Claim(1, 1ms);
+  ASSERT_EQ(short_lease.size(), 1u);
+  auto long_lease = Claim(1, 1h);
+  ASSERT_EQ(long_lease.size(), 1u);
+  std::this_thread::sleep_for(50ms);
+
+  auto requeued = store_.RequeueExpiredLeases();
+  ASSERT_TRUE(requeued) << requeued.error().message;
+  EXPECT_EQ(*requeued, 1);
+  const int64_t id = short_lease[0].delivery_id;
+  EXPECT_EQ(Column(id, "status"), "pending");
+  EXPECT_EQ(Column(id, "claim_token"), "");
+  EXPECT_EQ(Column(long_lease[0].delivery_id, "status"), "in_flight");
+  EXPECT_EQ(Column(id, "attempt_count"), "0");
+
+  auto again = Claim(10, 1h);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].delivery_id, id);
+  EXPECT_NE(again[0].claim_token, short_lease[0].claim_token);
+  EXPECT_EQ(Column(id, "claim_token"), N(again[0].claim_token));
+  EXPECT_EQ(store_.RequeueExpiredLeases().value_or(-1), 0);
+
+  // The worker that lost the lease comes back: its token changes nothing.
+  auto stale = Record({RecordFor(short_lease[0], DeliveryStatus::kSucceeded, 200, "success")});
+  EXPECT_TRUE(stale.empty());
+  EXPECT_EQ(Column(id, "status"), "in_flight");
+  EXPECT_EQ(Column(id, "claim_token"), N(again[0].claim_token));
+  EXPECT_EQ(Column(id, "attempt_count"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "0");
+  const ReleasedClaim stale_release{id, short_lease[0].claim_token};
+  EXPECT_EQ(store_.ReleaseClaims({&stale_release, 1}).value_or(-1), 0);
+  EXPECT_EQ(Column(id, "status"), "in_flight");
+
+  // The fresh claim's record is applied.
+  auto fresh = Record({RecordFor(again[0], DeliveryStatus::kSucceeded, 200, "success")});
+  EXPECT_THAT(fresh, ::testing::ElementsAre(id));
+  EXPECT_EQ(Column(id, "status"), "succeeded");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE delivery_id = " + N(id)), "1");
+}
+
+TEST_F(ClaimPgTest, ADisabledDestinationsDeliveriesWaitUntilItIsEnabled) {
+  const int64_t dst = CreateDestination();
+  Ingest(3);
+  DestinationFields off, on;
+  off.enabled = false;
+  on.enabled = true;
+  auto disabled = store_.UpdateDestination(dst, off);
+  ASSERT_TRUE(disabled);
+  EXPECT_FALSE(disabled->enabled);
+
+  EXPECT_TRUE(Claim(10).empty());
+  auto next = store_.NextDueAt();
+  ASSERT_TRUE(next);
+  EXPECT_FALSE(next->has_value());
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), "3");
+
+  ASSERT_TRUE(store_.UpdateDestination(dst, on));
+  next = store_.NextDueAt();
+  ASSERT_TRUE(next);
+  ASSERT_TRUE(next->has_value());
+  EXPECT_LE(**next, SystemClock().Now() + 1s);
+  auto claimed = Claim(10);
+  EXPECT_EQ(claimed.size(), 3u);
+  for (const auto& c : claimed) EXPECT_EQ(c.attempt_count, 0);
+}
+
+TEST_F(ClaimPgTest, NextDueAtIsTheEarliestPendingOfAnEnabledDestination) {
+  const int64_t on = CreateDestination(std::nullopt, {"a.*"});
+  const int64_t off = CreateDestination(std::nullopt, {"b.*"});
+  Ingest(1, "a.x");
+  Ingest(1, "b.x");
+  db_.Exec(
+      "UPDATE deliveries SET next_attempt_at = '2030-01-01T00:00:00Z' WHERE destination_id = " +
+      N(on));
+  db_.Exec(
+      "UPDATE deliveries SET next_attempt_at = '2029-01-01T00:00:00Z' WHERE destination_id = " +
+      N(off));
+  DestinationFields disable;
+  disable.enabled = false;
+  ASSERT_TRUE(store_.UpdateDestination(off, disable));
+  auto next = store_.NextDueAt();
+  ASSERT_TRUE(next);
+  ASSERT_TRUE(next->has_value());
+  EXPECT_EQ(**next, *ParseRfc3339("2030-01-01T00:00:00Z"));
+  // Not due yet, so not claimed.
+  EXPECT_TRUE(Claim(10).empty());
+}
+
+TEST_F(ClaimPgTest, TheDestinationCapHoldsAcrossConcurrentClaimers) {
+  const int64_t dst = CreateDestination(3);
+  Ingest(20);
+  for (int round = 0; round < 3; ++round) {
+    std::latch start(2);
+    std::vector<ClaimedDelivery> got[2];
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        start.arrive_and_wait();
+        auto r = store_.ClaimDue(10, 1h, 16);
+        ASSERT_TRUE(r) << r.error().message;
+        got[t] = *r;
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(got[0].size() + got[1].size(), 3u) << "round " << round;
+    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'in_flight'"), "3");
+    // Finishing them frees the room for the next round.
+    std::vector<AttemptRecord> done;
+    for (const auto& batch : got) {
+      for (const auto& c : batch) {
+        EXPECT_EQ(c.destination_id, dst);
+        done.push_back(RecordFor(c, DeliveryStatus::kSucceeded, 200, "success"));
+      }
+    }
+    EXPECT_EQ(Record(done).size(), done.size());
+  }
+  // One finished delivery makes room for exactly one more.
+  auto three = Claim(10);
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_TRUE(Claim(10).empty());
+  ASSERT_EQ(Record({RecordFor(three[0], DeliveryStatus::kSucceeded, 200, "success")}).size(), 1u);
+  EXPECT_EQ(Claim(10).size(), 1u);
+}
+
+TEST_F(ClaimPgTest, TheDefaultCapAppliesWhenTheDestinationHasNone) {
+  const int64_t capped = CreateDestination(6, {"a.*"});
+  const int64_t uncapped = CreateDestination(std::nullopt, {"b.*"});
+  Ingest(20, "a.x");
+  Ingest(20, "b.x");
+
+  auto claimed = Claim(100, 1h, /*default_cap=*/4);
+  int to_capped = 0, to_uncapped = 0;
+  for (const auto& c : claimed) (c.destination_id == capped ? to_capped : to_uncapped)++;
+  EXPECT_EQ(to_capped, 6);
+  EXPECT_EQ(to_uncapped, 4);
+  EXPECT_TRUE(Claim(100, 1h, 4).empty());
+  // A larger default lets more through for the destination without its own cap only.
+  auto more = Claim(100, 1h, 5);
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(more[0].destination_id, uncapped);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'in_flight'"
+                       " AND destination_id = " +
+                       N(uncapped)),
+            "5");
+
+  // Back to the default: the capped destination now follows it too.
+  DestinationFields back;
+  back.max_in_flight = std::optional<int>();
+  auto updated = store_.UpdateDestination(capped, back);
+  ASSERT_TRUE(updated);
+  EXPECT_FALSE(updated->max_in_flight);
+  EXPECT_EQ(Claim(100, 1h, 6).size(), 1u);  // uncapped: 5 -> 6; capped already at 6
+}
+
+TEST_F(ClaimPgTest, ASuccessIsRecordedWithItsAttempt) {
+  CreateDestination();
+  Ingest(1);
+  auto claimed = Claim(1);
+  ASSERT_EQ(claimed.size(), 1u);
+  const int64_t id = claimed[0].delivery_id;
+  AttemptRecord r = RecordFor(claimed[0], DeliveryStatus::kSucceeded, 200, "success");
+  r.response_body = "ok";
+  EXPECT_THAT(Record({r}), ::testing::ElementsAre(id));
+
+  EXPECT_EQ(Column(id, "status"), "succeeded");
+  EXPECT_EQ(Column(id, "attempt_count"), "1");
+  EXPECT_EQ(Column(id, "cycle_attempts"), "1");
+  EXPECT_EQ(Column(id, "last_status_code"), "200");
+  EXPECT_EQ(Column(id, "coalesce(next_attempt_at::text, lease_until::text, claim_token::text)"),
+            "");
+  auto delivery = store_.GetDelivery(id);
+  ASSERT_TRUE(delivery);
+  EXPECT_EQ(delivery->status, DeliveryStatus::kSucceeded);
+  EXPECT_EQ(delivery->last_attempt_at, r.started_at);
+  auto attempts = store_.ListAttempts(id);
+  ASSERT_TRUE(attempts);
+  ASSERT_EQ(attempts->size(), 1u);
+  EXPECT_EQ((*attempts)[0].attempt_number, 1);
+  EXPECT_EQ((*attempts)[0].started_at, r.started_at);
+  EXPECT_EQ((*attempts)[0].duration_ms, 12);
+  EXPECT_EQ((*attempts)[0].status_code, 200);
+  EXPECT_FALSE((*attempts)[0].error);
+  EXPECT_EQ((*attempts)[0].response_body, "ok");
+  EXPECT_EQ((*attempts)[0].outcome, "success");
+  // Recording it twice changes nothing.
+  EXPECT_TRUE(Record({r}).empty());
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "1");
+}
+
+TEST_F(ClaimPgTest, ARetryIsDueAfterItsWaitAndCountsTheAttempt) {
+  CreateDestination();
+  Ingest(1);
+  auto first = Claim(1);
+  ASSERT_EQ(first.size(), 1u);
+  const int64_t id = first[0].delivery_id;
+  AttemptRecord r = RecordFor(first[0], DeliveryStatus::kPending, 503, "retryable");
+  r.wait = 120s;
+  r.error = "HTTP 503";
+  ASSERT_THAT(Record({r}), ::testing::ElementsAre(id));
+
+  EXPECT_EQ(Column(id, "status"), "pending");
+  EXPECT_EQ(Column(id, "attempt_count"), "1");
+  EXPECT_EQ(Column(id, "cycle_attempts"), "1");
+  EXPECT_EQ(Column(id, "claim_token"), "");
+  EXPECT_EQ(Column(id, "last_error"), "HTTP 503");
+  EXPECT_NEAR(SecondsFromNow(id, "next_attempt_at"), 120, 5);
+  auto next = store_.NextDueAt();
+  ASSERT_TRUE(next);
+  ASSERT_TRUE(next->has_value());
+  EXPECT_NEAR(Seconds(**next - SystemClock().Now()), 120, 5);
+  EXPECT_TRUE(Claim(1).empty());  // not due yet
+
+  db_.Exec("UPDATE deliveries SET next_attempt_at = now() WHERE id = " + N(id));
+  auto second = Claim(1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].attempt_count, 1);
+  EXPECT_EQ(second[0].cycle_attempts, 1);
+  AttemptRecord r2 = RecordFor(second[0], DeliveryStatus::kPending, std::nullopt, "retryable");
+  r2.error = "connection refused";
+  r2.wait = 0s;
+  EXPECT_EQ(r2.attempt_number, 2);
+  ASSERT_THAT(Record({r2}), ::testing::ElementsAre(id));
+  EXPECT_EQ(Column(id, "attempt_count"), "2");
+  EXPECT_EQ(Column(id, "cycle_attempts"), "2");
+  EXPECT_EQ(Column(id, "last_status_code"), "");
+  EXPECT_EQ(Column(id, "last_error"), "connection refused");
+
+  auto attempts = store_.ListAttempts(id);
+  ASSERT_TRUE(attempts);
+  ASSERT_EQ(attempts->size(), 2u);
+  EXPECT_EQ((*attempts)[0].attempt_number, 1);
+  EXPECT_EQ((*attempts)[0].status_code, 503);
+  EXPECT_EQ((*attempts)[1].attempt_number, 2);
+  EXPECT_FALSE((*attempts)[1].status_code);
+  EXPECT_EQ((*attempts)[1].error, "connection refused");
+  EXPECT_LE((*attempts)[0].started_at, (*attempts)[1].started_at);
+}
+
+TEST_F(ClaimPgTest, ListAttemptsIsOldestFirstAndNotFoundForAnUnknownDelivery) {
+  CreateDestination();
+  Ingest(1);
+  // Attempts written out of order still list by attempt number.
+  auto claimed = Claim(1);
+  ASSERT_EQ(claimed.size(), 1u);
+  const int64_t id = claimed[0].delivery_id;
+  db_.Exec(
+      "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome)"
+      " VALUES (" +
+      N(id) + ", 3, now(), 1, 'retryable'), (" + N(id) + ", 1, now(), 1, 'retryable'), (" + N(id) +
+      ", 2, now(), 1, 'retryable')");
+  auto attempts = store_.ListAttempts(id);
+  ASSERT_TRUE(attempts);
+  ASSERT_EQ(attempts->size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ((*attempts)[i].attempt_number, i + 1);
+  auto none = store_.ListAttempts(id + 1000);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().kind, ErrorKind::kNotFound);
+}
+
+TEST_F(ClaimPgTest, ADeadLetterIsWrittenWithItsReason) {
+  const int64_t dst = CreateDestination();
+  Ingest(1);
+  auto claimed = Claim(1);
+  ASSERT_EQ(claimed.size(), 1u);
+  const int64_t id = claimed[0].delivery_id;
+  AttemptRecord r = RecordFor(claimed[0], DeliveryStatus::kDeadLettered, 500, "retryable");
+  r.dead_letter_reason = "exhausted";
+  r.error = "HTTP 500";
+  ASSERT_THAT(Record({r}), ::testing::ElementsAre(id));
+
+  EXPECT_EQ(Column(id, "status"), "dead_lettered");
+  EXPECT_EQ(Column(id, "next_attempt_at"), "");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE delivery_id = " + N(id)), "1");
+  auto letters = store_.ListDeadLetters({}, Page{});
+  ASSERT_TRUE(letters);
+  ASSERT_EQ(letters->items.size(), 1u);
+  const DeadLetter& dl = letters->items[0];
+  EXPECT_EQ(dl.delivery_id, id);
+  EXPECT_EQ(dl.event_id, claimed[0].event_id);
+  EXPECT_EQ(dl.destination_id, dst);
+  EXPECT_EQ(dl.reason, "exhausted");
+  EXPECT_EQ(dl.attempt_count, 1);
+  EXPECT_EQ(dl.last_status_code, 500);
+  EXPECT_EQ(dl.last_error, "HTTP 500");
+  EXPECT_FALSE(dl.replayed_at);
+  auto gone = store_.GetDestination(dst);
+  ASSERT_TRUE(gone);
+  EXPECT_TRUE(gone->enabled);
+}
+
+TEST_F(ClaimPgTest, A410DeadLettersAndDisablesOnlyItsDestination) {
+  const int64_t gone = CreateDestination(std::nullopt, {"a.*"});
+  const int64_t fine = CreateDestination(std::nullopt, {"b.*"});
+  Ingest(1, "a.x");
+  Ingest(1, "b.x");
+  auto claimed = Claim(10);
+  ASSERT_EQ(claimed.size(), 2u);
+  std::vector<AttemptRecord> records;
+  for (const auto& c : claimed) {
+    if (c.destination_id == gone) {
+      AttemptRecord r = RecordFor(c, DeliveryStatus::kDeadLettered, 410, "permanent");
+      r.dead_letter_reason = "permanent_failure";
+      r.disable_destination = true;
+      records.push_back(r);
+    } else {
+      AttemptRecord r = RecordFor(c, DeliveryStatus::kPending, 500, "retryable");
+      r.wait = 30s;
+      records.push_back(r);
+    }
+  }
+  EXPECT_EQ(Record(records).size(), 2u);
+  auto disabled = store_.GetDestination(gone);
+  ASSERT_TRUE(disabled);
+  EXPECT_FALSE(disabled->enabled);
+  auto enabled = store_.GetDestination(fine);
+  ASSERT_TRUE(enabled);
+  EXPECT_TRUE(enabled->enabled);
+  EXPECT_EQ(db_.Scalar("SELECT reason FROM dead_letters WHERE destination_id = " + N(gone)),
+            "permanent_failure");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters"), "1");
+}
+
+TEST_F(ClaimPgTest, ABatchOfOutcomesIsWrittenTogetherAndKeepsItsText) {
+  CreateDestination();
+  Ingest(4);
+  auto claimed = Claim(10);
+  ASSERT_EQ(claimed.size(), 4u);
+  // Text that array literals must quote: quotes, backslashes, commas, braces, NULL.
+  const std::string tricky = "say \"hi\", {x}\\y\nNULL é";
+  std::vector<AttemptRecord> records = {
+      RecordFor(claimed[0], DeliveryStatus::kSucceeded, 204, "success"),
+      RecordFor(claimed[1], DeliveryStatus::kPending, 429, "retryable"),
+      RecordFor(claimed[2], DeliveryStatus::kDeadLettered, 404, "permanent"),
+      RecordFor(claimed[3], DeliveryStatus::kPending, std::nullopt, "retryable")};
+  records[0].response_body = tricky;
+  records[1].error = tricky;
+  records[1].wait = 60s;
+  records[2].dead_letter_reason = "permanent_failure";
+  records[2].response_body = "NULL";
+  records[3].error = "NULL";
+  records[3].response_body = "";
+  // A stale record in the same batch is skipped alone.
+  AttemptRecord stale = records[0];
+  stale.claim_token ^= 1;
+  stale.attempt_number = 7;
+  records.push_back(stale);
+
+  auto applied = Record(records);
+  std::sort(applied.begin(), applied.end());
+  std::vector<int64_t> expected;
+  for (const auto& c : claimed) expected.push_back(c.delivery_id);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(applied, expected);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "4");
+
+  auto a0 = store_.ListAttempts(claimed[0].delivery_id);
+  ASSERT_TRUE(a0);
+  ASSERT_EQ(a0->size(), 1u);
+  EXPECT_EQ((*a0)[0].response_body, tricky);
+  EXPECT_EQ(Column(claimed[1].delivery_id, "last_error"), tricky);
+  EXPECT_EQ(Column(claimed[1].delivery_id, "status"), "pending");
+  auto a2 = store_.ListAttempts(claimed[2].delivery_id);
+  ASSERT_TRUE(a2);
+  EXPECT_EQ((*a2)[0].response_body, "NULL");
+  EXPECT_EQ(Column(claimed[2].delivery_id, "status"), "dead_lettered");
+  EXPECT_EQ(Column(claimed[3].delivery_id, "last_error IS NULL"), "f");
+  EXPECT_EQ(Column(claimed[3].delivery_id, "last_error"), "NULL");
+  EXPECT_EQ(Column(claimed[3].delivery_id, "last_status_code IS NULL"), "t");
+}
+
+TEST_F(ClaimPgTest, ReleasedClaimsArePendingAndDueWithNoAttemptUsed) {
+  CreateDestination();
+  Ingest(3);
+  auto claimed = Claim(10);
+  ASSERT_EQ(claimed.size(), 3u);
+  std::vector<ReleasedClaim> release = {{claimed[0].delivery_id, claimed[0].claim_token},
+                                        {claimed[1].delivery_id, claimed[1].claim_token}};
+  auto released = store_.ReleaseClaims(release);
+  ASSERT_TRUE(released) << released.error().message;
+  EXPECT_EQ(*released, 2);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t id = claimed[i].delivery_id;
+    EXPECT_EQ(Column(id, "status"), "pending");
+    EXPECT_EQ(Column(id, "claim_token"), "");
+    EXPECT_EQ(Column(id, "lease_until"), "");
+    EXPECT_EQ(Column(id, "attempt_count"), "0");
+    EXPECT_EQ(Column(id, "cycle_attempts"), "0");
+    EXPECT_NEAR(SecondsFromNow(id, "next_attempt_at"), 0, 5);
+  }
+  EXPECT_EQ(Column(claimed[2].delivery_id, "status"), "in_flight");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "0");
+  // Released twice: nothing more.
+  EXPECT_EQ(store_.ReleaseClaims(release).value_or(-1), 0);
+
+  auto again = Claim(10);
+  ASSERT_EQ(again.size(), 2u);
+  for (const auto& c : again) {
+    EXPECT_EQ(c.attempt_count, 0);
+    EXPECT_EQ(c.cycle_attempts, 0);
+  }
+}
+
+}  // namespace
+}  // namespace webhookd

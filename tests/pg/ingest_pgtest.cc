@@ -1,0 +1,505 @@
+// Ingest on a real PostgreSQL: fan-out, targeting, idempotency, cancel on delete, and
+// the newest-first pagination of every list.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <latch>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/pg/pg_store.h"
+#include "tests/testing/test_database.h"
+
+namespace webhookd {
+namespace {
+
+using ::testing::ElementsAreArray;
+using testing::TestDatabase;
+using ::testing::UnorderedElementsAreArray;
+
+Destination NewDestination(std::vector<std::string> event_types, bool enabled = true) {
+  Destination d;
+  d.url = "https://example.com/hook";
+  d.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  d.event_types = std::move(event_types);
+  d.enabled = enabled;
+  return d;
+}
+
+int64_t CreateDestination(pg::PgStore& store, std::vector<std::string> event_types,
+                          bool enabled = true) {
+  auto d = store.CreateDestination(NewDestination(std::move(event_types), enabled));
+  EXPECT_TRUE(d) << d.error().message;
+  return d ? d->id : 0;
+}
+
+// The record a worker writes after one first attempt of `c`.
+AttemptRecord RecordFor(const ClaimedDelivery& c, DeliveryStatus next, int status_code,
+                        std::string outcome) {
+  AttemptRecord r;
+  r.delivery_id = c.delivery_id;
+  r.claim_token = c.claim_token;
+  r.destination_id = c.destination_id;
+  r.event_id = c.event_id;
+  r.attempt_number = c.attempt_count + 1;
+  r.started_at = SystemClock().Now();
+  r.status_code = status_code;
+  r.outcome = std::move(outcome);
+  r.next_status = next;
+  r.delivery_created_at = c.created_at;
+  return r;
+}
+
+std::string N(int64_t n) { return std::to_string(n); }
+
+// Ingests through either path: un-keyed (group commit) or keyed (its own transaction).
+class FanOutTest : public ::testing::TestWithParam<bool> {
+ protected:
+  IngestReceipt Ingest(const std::string& type) {
+    std::optional<IdempotencyKey> key;
+    if (GetParam()) key = IdempotencyKey{"key-" + N(++keys_), "hash-" + N(keys_)};
+    auto r = store_.InsertEvent(NewEvent{type, R"({"n":1})", std::nullopt}, key);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : IngestReceipt{};
+  }
+
+  // The destinations an event of `type` fans out to, as the receipt says; checks the
+  // database says the same.
+  std::vector<int64_t> FanOut(const std::string& type) {
+    const IngestReceipt receipt = Ingest(type);
+    std::vector<int64_t> from_receipt;
+    for (const Delivery& d : receipt.event.deliveries) {
+      EXPECT_EQ(d.event_id, receipt.event.id);
+      EXPECT_EQ(d.status, DeliveryStatus::kPending);
+      from_receipt.push_back(d.destination_id);
+    }
+    std::sort(from_receipt.begin(), from_receipt.end());
+    std::string joined;
+    for (int64_t id : from_receipt) joined += (joined.empty() ? "" : ",") + N(id);
+    EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',' ORDER BY destination_id)"
+                         " FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT "
+                         "NULL AND event_id = " +
+                         N(receipt.event.id)),
+              joined)
+        << type;
+    EXPECT_EQ(db_.Scalar("SELECT type FROM events WHERE id = " + N(receipt.event.id)), type);
+    return from_receipt;
+  }
+
+  TestDatabase db_;
+  pg::PgStore store_{db_.url(), 4};
+  int keys_ = 0;
+};
+
+TEST_P(FanOutTest, EachEnabledLiveDestinationWhoseTypesMatch) {
+  const int64_t exact = CreateDestination(store_, {"order.created"});
+  const int64_t prefix = CreateDestination(store_, {"order.*"});
+  const int64_t every = CreateDestination(store_, {});
+  const int64_t several = CreateDestination(store_, {"invoice.paid", "order.x.y"});
+  const int64_t disabled = CreateDestination(store_, {}, /*enabled=*/false);
+  const int64_t deleted = CreateDestination(store_, {});
+  ASSERT_TRUE(store_.DeleteDestination(deleted));
+  (void)disabled;
+
+  EXPECT_THAT(FanOut("order.created"), ElementsAreArray({exact, prefix, every}));
+  EXPECT_THAT(FanOut("order.x.y"), ElementsAreArray({prefix, every, several}));
+  EXPECT_THAT(FanOut("order"), ElementsAreArray({every}));
+  EXPECT_THAT(FanOut("orders.created"), ElementsAreArray({every}));
+  EXPECT_THAT(FanOut("invoice.paid"), ElementsAreArray({every, several}));
+  // "." in a pattern is a plain character, not a wildcard.
+  EXPECT_THAT(FanOut("orderXcreated"), ElementsAreArray({every}));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE destination_id IN (" + N(disabled) +
+                       "," + N(deleted) + ")"),
+            "0");
+}
+
+TEST_P(FanOutTest, AnEventMatchingNothingIsStoredWithoutDeliveries) {
+  CreateDestination(store_, {"invoice.paid"});
+  CreateDestination(store_, {}, /*enabled=*/false);
+  const IngestReceipt receipt = Ingest("order.created");
+  ASSERT_GT(receipt.event.id, 0);
+  EXPECT_TRUE(receipt.event.deliveries.empty());
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE id = " + N(receipt.event.id)), "1");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "0");
+  auto event = store_.GetEvent(receipt.event.id);
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->type, "order.created");
+  EXPECT_EQ(event->payload, R"({"n":1})");
+  EXPECT_TRUE(event->deliveries.empty());
+}
+
+TEST_P(FanOutTest, ThePayloadBytesAreKeptExactly) {
+  CreateDestination(store_, {});
+  const std::string payload =
+      R"({"q":"say \"hi\"","b":"a\\b","u":"\u00e9 Ã©","n":null,"s":"NULL","c":"{1,2}"})";
+  std::optional<IdempotencyKey> key;
+  if (GetParam()) key = IdempotencyKey{"payload", "h"};
+  auto r = store_.InsertEvent(NewEvent{"a.b", payload, std::nullopt}, key);
+  ASSERT_TRUE(r) << r.error().message;
+  auto event = store_.GetEvent(r->event.id);
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->payload, payload);
+  EXPECT_EQ(db_.Scalar("SELECT payload FROM events WHERE id = " + N(r->event.id)), payload);
+  auto claimed = store_.ClaimDue(10, std::chrono::hours(1), 16);
+  ASSERT_TRUE(claimed);
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ((*claimed)[0].payload, payload);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothIngestPaths, FanOutTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Keyed" : "Grouped"; });
+
+class IngestPgTest : public ::testing::Test {
+ protected:
+  Result<IngestReceipt> Ingest(const std::string& type,
+                               std::optional<int64_t> destination_id = std::nullopt,
+                               std::optional<IdempotencyKey> key = std::nullopt) {
+    return store_.InsertEvent(NewEvent{type, R"({"id":123})", destination_id}, key);
+  }
+
+  TestDatabase db_;
+  pg::PgStore store_{db_.url(), 4};
+};
+
+TEST_F(IngestPgTest, ATargetedEventGoesToExactlyThatDestinationIgnoringFilters) {
+  const int64_t other = CreateDestination(store_, {"invoice.paid"});
+  CreateDestination(store_, {});
+  CreateDestination(store_, {"order.*"});
+
+  for (bool keyed : {false, true}) {
+    std::optional<IdempotencyKey> key;
+    if (keyed) key = IdempotencyKey{"targeted", "h"};
+    auto r = Ingest("order.created", other, key);
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_EQ(r->event.deliveries.size(), 1u);
+    EXPECT_EQ(r->event.deliveries[0].destination_id, other);
+    EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',') FROM deliveries"
+                         " WHERE event_id = " +
+                         N(r->event.id)),
+              N(other));
+  }
+}
+
+TEST_F(IngestPgTest, AnUnknownOrDeletedTargetIsInvalidAndWritesNothing) {
+  const int64_t deleted = CreateDestination(store_, {});
+  const int64_t live = CreateDestination(store_, {});
+  ASSERT_TRUE(store_.DeleteDestination(deleted));
+
+  for (int64_t target : {deleted, live + 1000}) {
+    for (bool keyed : {false, true}) {
+      std::optional<IdempotencyKey> key;
+      if (keyed) key = IdempotencyKey{"k-" + N(target), "h"};
+      auto r = Ingest("order.created", target, key);
+      ASSERT_FALSE(r);
+      EXPECT_EQ(r.error().kind, ErrorKind::kInvalid);
+      ASSERT_EQ(r.error().fields.size(), 1u);
+      EXPECT_EQ(r.error().fields[0].field, "destination_id");
+    }
+  }
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "0");
+}
+
+TEST_F(IngestPgTest, TheSameKeyAndBodyAnswersTheOriginalAndCreatesNothing) {
+  CreateDestination(store_, {});
+  CreateDestination(store_, {"order.*"});
+  const IdempotencyKey key{"abc", "hash-1"};
+
+  auto first = Ingest("order.created", std::nullopt, key);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_FALSE(first->replayed);
+  ASSERT_EQ(first->event.deliveries.size(), 2u);
+
+  auto second = Ingest("order.created", std::nullopt, key);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE(second->replayed);
+  EXPECT_EQ(second->event.id, first->event.id);
+  EXPECT_EQ(second->event.type, "order.created");
+  ASSERT_EQ(second->event.deliveries.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(second->event.deliveries[i].id, first->event.deliveries[i].id);
+    EXPECT_EQ(second->event.deliveries[i].status, DeliveryStatus::kPending);
+  }
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "2");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "1");
+
+  auto other_body = Ingest("order.created", std::nullopt, IdempotencyKey{"abc", "hash-2"});
+  ASSERT_FALSE(other_body);
+  EXPECT_EQ(other_body.error().kind, ErrorKind::kInvalid);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
+  EXPECT_EQ(db_.Scalar("SELECT request_hash FROM idempotency_keys WHERE key = 'abc'"), "hash-1");
+
+  // Another key is another event.
+  auto other_key = Ingest("order.created", std::nullopt, IdempotencyKey{"abd", "hash-1"});
+  ASSERT_TRUE(other_key);
+  EXPECT_FALSE(other_key->replayed);
+  EXPECT_NE(other_key->event.id, first->event.id);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "2");
+}
+
+TEST_F(IngestPgTest, AKeyOlderThanADayIsFree) {
+  CreateDestination(store_, {});
+  auto first = Ingest("a.b", std::nullopt, IdempotencyKey{"old", "h1"});
+  ASSERT_TRUE(first);
+  db_.Exec("UPDATE idempotency_keys SET created_at = now() - interval '25 hours'");
+  auto second = Ingest("a.b", std::nullopt, IdempotencyKey{"old", "h2"});
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_FALSE(second->replayed);
+  EXPECT_NE(second->event.id, first->event.id);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "2");
+}
+
+TEST_F(IngestPgTest, FiftyConcurrentIngestsWithOneKeyMakeOneEvent) {
+  pg::PgStore store(db_.url(), 16);
+  CreateDestination(store, {});
+  constexpr int kThreads = 50;
+  std::latch start(kThreads);
+  std::vector<Result<IngestReceipt>> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      results[i] = store.InsertEvent(NewEvent{"order.created", R"({"id":1})", std::nullopt},
+                                     IdempotencyKey{"same-key", "same-hash"});
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  int originals = 0;
+  std::set<int64_t> ids;
+  for (const auto& r : results) {
+    ASSERT_TRUE(r) << r.error().message;
+    ids.insert(r->event.id);
+    ASSERT_EQ(r->event.deliveries.size(), 1u);
+    if (!r->replayed) ++originals;
+  }
+  EXPECT_EQ(ids.size(), 1u);
+  EXPECT_EQ(originals, 1);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
+  EXPECT_EQ(db_.Scalar("SELECT id FROM events"), N(*ids.begin()));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "1");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "1");
+}
+
+TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
+  const int64_t doomed = CreateDestination(store_, {});
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(Ingest("a.b"));
+  auto claimed = store_.ClaimDue(10, std::chrono::hours(1), 16);
+  ASSERT_TRUE(claimed);
+  ASSERT_EQ(claimed->size(), 4u);
+  const int64_t keeper = CreateDestination(store_, {});
+  auto kept = Ingest("a.b", keeper);
+  ASSERT_TRUE(kept);
+
+  // 0 succeeds, 1 is dead-lettered, 2 is released (pending), 3 stays in flight.
+  std::vector<AttemptRecord> records = {
+      RecordFor((*claimed)[0], DeliveryStatus::kSucceeded, 200, "success"),
+      RecordFor((*claimed)[1], DeliveryStatus::kDeadLettered, 400, "permanent")};
+  records[1].dead_letter_reason = "permanent_failure";
+  auto applied = store_.RecordOutcomes(records);
+  ASSERT_TRUE(applied) << applied.error().message;
+  ASSERT_EQ(applied->size(), 2u);
+  const ReleasedClaim release{(*claimed)[2].delivery_id, (*claimed)[2].claim_token};
+  ASSERT_EQ(store_.ReleaseClaims({&release, 1}).value_or(-1), 1);
+
+  ASSERT_TRUE(store_.DeleteDestination(doomed));
+
+  auto status = [&](int64_t id) {
+    return db_.Scalar("SELECT status FROM deliveries WHERE id = " + N(id));
+  };
+  EXPECT_EQ(status((*claimed)[0].delivery_id), "succeeded");
+  EXPECT_EQ(status((*claimed)[1].delivery_id), "dead_lettered");
+  EXPECT_EQ(status((*claimed)[2].delivery_id), "cancelled");
+  EXPECT_EQ(status((*claimed)[3].delivery_id), "cancelled");
+  EXPECT_EQ(status(kept->event.deliveries[0].id), "pending");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'cancelled' AND"
+                       " (next_attempt_at IS NOT NULL OR claim_token IS NOT NULL)"),
+            "0");
+
+  // The worker that held delivery 3 changes nothing when it reports.
+  const ClaimedDelivery& late = (*claimed)[3];
+  const AttemptRecord stale = RecordFor(late, DeliveryStatus::kSucceeded, 200, "success");
+  auto ignored = store_.RecordOutcomes({&stale, 1});
+  ASSERT_TRUE(ignored);
+  EXPECT_TRUE(ignored->empty());
+  EXPECT_EQ(status(late.delivery_id), "cancelled");
+
+  auto get = store_.GetDestination(doomed);
+  ASSERT_FALSE(get);
+  EXPECT_EQ(get.error().kind, ErrorKind::kNotFound);
+  auto again = store_.DeleteDestination(doomed);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, ErrorKind::kNotFound);
+  DestinationFields enable;
+  enable.enabled = true;
+  auto update = store_.UpdateDestination(doomed, enable);
+  ASSERT_FALSE(update);
+  EXPECT_EQ(update.error().kind, ErrorKind::kNotFound);
+  auto list = store_.ListDestinations(Page{});
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].id, keeper);
+  // New events no longer reach it.
+  auto later = Ingest("a.b");
+  ASSERT_TRUE(later);
+  ASSERT_EQ(later->event.deliveries.size(), 1u);
+  EXPECT_EQ(later->event.deliveries[0].destination_id, keeper);
+}
+
+// Pages through `list` with `limit`, checking each page and its cursor.
+template <typename T, typename List>
+std::vector<int64_t> PageThrough(List list, int limit) {
+  std::vector<int64_t> ids;
+  std::optional<int64_t> cursor;
+  for (int pages = 0; pages < 100; ++pages) {
+    auto page = list(Page{limit, cursor});
+    EXPECT_TRUE(page) << page.error().message;
+    if (!page) break;
+    EXPECT_LE(static_cast<int>(page->items.size()), limit);
+    for (const T& item : page->items) ids.push_back(item.id);
+    if (!page->next_before_id) break;
+    // A full page, and the cursor is its last (oldest) item.
+    EXPECT_EQ(static_cast<int>(page->items.size()), limit);
+    EXPECT_EQ(*page->next_before_id, page->items.back().id);
+    cursor = page->next_before_id;
+  }
+  return ids;
+}
+
+std::vector<int64_t> NewestFirst(std::vector<int64_t> ids) {
+  std::sort(ids.rbegin(), ids.rend());
+  return ids;
+}
+
+TEST_F(IngestPgTest, DestinationsPageNewestFirst) {
+  std::vector<int64_t> all;
+  for (int i = 0; i < 7; ++i) all.push_back(CreateDestination(store_, {}));
+  const int64_t deleted = CreateDestination(store_, {});
+  ASSERT_TRUE(store_.DeleteDestination(deleted));
+
+  auto list = [&](const Page& p) { return store_.ListDestinations(p); };
+  auto first = store_.ListDestinations(Page{3, std::nullopt});
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->items.size(), 3u);
+  EXPECT_EQ(first->items[0].id, all[6]);
+  EXPECT_EQ(first->next_before_id, all[4]);
+  auto last = store_.ListDestinations(Page{3, all[1]});
+  ASSERT_TRUE(last);
+  ASSERT_EQ(last->items.size(), 1u);
+  EXPECT_FALSE(last->next_before_id);
+
+  EXPECT_EQ(PageThrough<Destination>(list, 3), NewestFirst(all));
+  EXPECT_EQ(PageThrough<Destination>(list, 7), NewestFirst(all));
+  EXPECT_EQ(PageThrough<Destination>(list, 1), NewestFirst(all));
+  EXPECT_EQ(PageThrough<Destination>(list, 1000), NewestFirst(all));
+  // Exactly a page: no cursor to an empty page.
+  auto whole = store_.ListDestinations(Page{7, std::nullopt});
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->items.size(), 7u);
+  EXPECT_FALSE(whole->next_before_id);
+}
+
+TEST_F(IngestPgTest, EventsPageNewestFirstWithTypeAndTimeFilters) {
+  std::vector<int64_t> ab, cd;
+  for (int i = 0; i < 12; ++i) {
+    auto r = Ingest(i % 3 == 2 ? "c.d" : "a.b");
+    ASSERT_TRUE(r);
+    (i % 3 == 2 ? cd : ab).push_back(r->event.id);
+  }
+  // One minute apart, in id order, so the time filters have exact boundaries.
+  db_.Exec(
+      "UPDATE events SET created_at = '2025-01-01T00:00:00Z'::timestamptz"
+      " + id * interval '1 minute'");
+  const Timestamp epoch = *ParseRfc3339("2025-01-01T00:00:00Z");
+  auto created = [&](int64_t id) { return epoch + std::chrono::minutes(id); };
+
+  EventFilter by_type;
+  by_type.type = "a.b";
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(by_type, p); }, 3),
+            NewestFirst(ab));
+  EventFilter none;
+  std::vector<int64_t> all = ab;
+  all.insert(all.end(), cd.begin(), cd.end());
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(none, p); }, 5),
+            NewestFirst(all));
+
+  // after is inclusive, before exclusive.
+  EventFilter window = by_type;
+  window.after = created(ab[2]);
+  window.before = created(ab[6]);
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(window, p); }, 2),
+            NewestFirst({ab[2], ab[3], ab[4], ab[5]}));
+  EventFilter after_only;
+  after_only.after = created(cd[2]);
+  std::vector<int64_t> expected;
+  for (int64_t id : all) {
+    if (id >= cd[2]) expected.push_back(id);
+  }
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(after_only, p); }, 3),
+            NewestFirst(expected));
+  EventFilter before_only;
+  before_only.before = created(ab[1]);
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(before_only, p); }, 3),
+            NewestFirst({ab[0]}));
+  EventFilter unknown;
+  unknown.type = "x.y";
+  auto empty = store_.ListEvents(unknown, Page{});
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->items.empty());
+  EXPECT_FALSE(empty->next_before_id);
+}
+
+TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
+  const int64_t a = CreateDestination(store_, {});
+  const int64_t b = CreateDestination(store_, {});
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(Ingest("a.b"));
+  // Two of a's deliveries in flight: b waits while they are claimed.
+  DestinationFields off, on;
+  off.enabled = false;
+  on.enabled = true;
+  ASSERT_TRUE(store_.UpdateDestination(b, off));
+  auto claimed = store_.ClaimDue(2, std::chrono::hours(1), 16);
+  ASSERT_TRUE(claimed);
+  ASSERT_EQ(claimed->size(), 2u);
+  ASSERT_TRUE(store_.UpdateDestination(b, on));
+
+  auto ids = [&](const std::string& where) {
+    std::vector<int64_t> out;
+    const std::string list = db_.Scalar(
+        "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM deliveries WHERE " + where);
+    size_t start = 0;
+    while (start < list.size()) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      out.push_back(std::stoll(list.substr(start, comma - start)));
+      start = comma + 1;
+    }
+    return out;
+  };
+  auto page_through = [&](DeliveryFilter filter, int limit) {
+    return PageThrough<Delivery>([&](const Page& p) { return store_.ListDeliveries(filter, p); },
+                                 limit);
+  };
+
+  EXPECT_EQ(page_through({a, std::nullopt}, 2), ids("destination_id = " + N(a)));
+  EXPECT_EQ(page_through({b, std::nullopt}, 2), ids("destination_id = " + N(b)));
+  EXPECT_EQ(page_through({a, DeliveryStatus::kInFlight}, 1),
+            NewestFirst({(*claimed)[0].delivery_id, (*claimed)[1].delivery_id}));
+  const auto a_pending = page_through({a, DeliveryStatus::kPending}, 2);
+  EXPECT_EQ(a_pending.size(), 3u);
+  EXPECT_EQ(a_pending, ids("destination_id = " + N(a) + " AND status = 'pending'"));
+  const auto pending = page_through({std::nullopt, DeliveryStatus::kPending}, 3);
+  EXPECT_EQ(pending.size(), 8u);
+  EXPECT_EQ(pending, ids("status = 'pending'"));
+  EXPECT_EQ(page_through({}, 4), ids("true"));
+  EXPECT_TRUE(page_through({b, DeliveryStatus::kSucceeded}, 3).empty());
+}
+
+}  // namespace
+}  // namespace webhookd

@@ -374,10 +374,6 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     bool key_taken = true;
     {
       pqxx::work tx(c);
-      if (event.destination_id &&
-          Exec(tx, kLiveDestinationExists, Params().Add(*event.destination_id)).empty()) {
-        return Invalid({{"destination_id", "no destination with that id"}});
-      }
       auto ev = Exec(tx, kInsertEvent, Params().Add(event.type).Add(event.payload));
       receipt.event =
           Event{ev[0][0].as<int64_t>(), event.type, event.payload, ToTimestamp(ev[0][1]), {}};
@@ -387,6 +383,12 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                          .empty();
       }
       if (key_taken) {
+        // Checked after the key, so a replay answers as the original did even if the
+        // destination was deleted since. Returning aborts the transaction.
+        if (event.destination_id &&
+            Exec(tx, kLiveDestinationExists, Params().Add(*event.destination_id)).empty()) {
+          return Invalid({{"destination_id", "no destination with that id"}});
+        }
         const pqxx::result rows =
             event.destination_id
                 ? Exec(tx, kFanOutTargeted,

@@ -318,8 +318,10 @@ void Dispatcher::RecordLoop() {
     // Stale records (a lost lease) changed nothing and are not counted.
     const std::unordered_set<int64_t> applied(written->begin(), written->end());
     const Timestamp now = clock_.Now();
+    bool retries = false;
     for (const AttemptRecord& r : batch) {
       if (!applied.contains(r.delivery_id)) continue;
+      retries = retries || r.next_status == DeliveryStatus::kPending;
       Observe(r, now);
       if (r.next_status == DeliveryStatus::kDeadLettered) {
         Log(LogLevel::kInfo, "dead-lettered",
@@ -331,6 +333,9 @@ void Dispatcher::RecordLoop() {
       }
     }
     batch.clear();
+    // The claim loop last looked for the next due time before these retries were
+    // written: let it look again, or a short wait is stretched to the fallback poll.
+    if (retries) Wake();
   }
 }
 

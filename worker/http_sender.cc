@@ -8,6 +8,7 @@ namespace webhookd {
 namespace {
 
 constexpr size_t kKeptBody = 4096;
+constexpr Duration kSocketTimeoutMargin = std::chrono::seconds(1);
 
 std::string Origin(const Url& url) {
   const bool v6 = url.host.find(':') != std::string::npos;
@@ -74,7 +75,9 @@ SendResult HttpSender::Send(const Outgoing& out) {
     client->set_hostname_addr_map({{url->host, ip}});
     const auto [cs, cu] = SecUsec(options_.connect_timeout);
     client->set_connection_timeout(cs, cu);
-    const auto [rs, ru] = SecUsec(options_.attempt_timeout);
+    // The watchdog bounds the attempt; the socket timeouts are only a backstop, set later
+    // so that they do not beat the watchdog to it and report a timeout as "HTTP Read".
+    const auto [rs, ru] = SecUsec(options_.attempt_timeout + kSocketTimeoutMargin);
     client->set_read_timeout(rs, ru);
     client->set_write_timeout(rs, ru);
     client->set_keep_alive(true);
@@ -114,8 +117,12 @@ SendResult HttpSender::Send(const Outgoing& out) {
       [raw] { raw->stop(); });
   httplib::Response res;
   httplib::Error error = httplib::Error::Success;
+  const auto sent_at = std::chrono::steady_clock::now();
   const bool ok = client->send(req, res, error);
   result.timed_out = watchdog_.Disarm(guard);
+  // A socket timeout that still came first is the attempt timing out all the same.
+  if (!ok && std::chrono::steady_clock::now() - sent_at >= options_.attempt_timeout)
+    result.timed_out = true;
 
   if (result.timed_out) {
     result.error =

@@ -1,0 +1,516 @@
+// The dispatcher against an in-memory store and a scripted sender: what it sends, the
+// attempt records it writes (with the exact waits of the retry policy for scripted random
+// values), and what it hands back on Stop(). No database, no network.
+#include "worker/dispatcher.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "core/ids.h"
+#include "core/signing.h"
+#include "tests/testing/fakes.h"
+
+namespace webhookd {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+using testing::FakeRandom;
+
+constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+class FakeListener final : public WakeupListener {
+ public:
+  Result<bool> Wait(Duration timeout) override {
+    std::this_thread::sleep_for(std::min<Duration>(timeout, 5ms));
+    return false;
+  }
+};
+
+// Only what the dispatcher uses has behaviour; everything else fails with kInternal.
+// A delivery recorded as pending is due again at once, with a new claim token.
+class FakeStore final : public Store {
+ public:
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<ClaimedDelivery> due;
+  std::vector<AttemptRecord> records;
+  std::vector<ReleasedClaim> released;
+  std::vector<ClaimedDelivery> claimed;
+  std::vector<int> claim_limits;
+  Duration lease{0};
+  int default_cap = 0;
+  std::function<void()> on_claim;  // runs inside ClaimDue, before it answers
+  int64_t next_token = 1000;
+
+  void Add(ClaimedDelivery d) {
+    std::lock_guard lock(mu);
+    due.push_back(std::move(d));
+  }
+  bool WaitForRecords(size_t n, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, timeout, [&] { return records.size() >= n; });
+  }
+
+  Result<std::vector<ClaimedDelivery>> ClaimDue(int limit, Duration l, int cap) override {
+    std::vector<ClaimedDelivery> out;
+    {
+      std::lock_guard lock(mu);
+      claim_limits.push_back(limit);
+      lease = l;
+      default_cap = cap;
+      while (!due.empty() && static_cast<int>(out.size()) < limit) {
+        ClaimedDelivery d = std::move(due.front());
+        due.pop_front();
+        d.claim_token = next_token++;
+        claimed.push_back(d);
+        out.push_back(std::move(d));
+      }
+    }
+    if (!out.empty() && on_claim) on_claim();
+    return out;
+  }
+  Result<std::vector<int64_t>> RecordOutcomes(std::span<const AttemptRecord> batch) override {
+    std::vector<int64_t> applied;
+    {
+      std::lock_guard lock(mu);
+      for (const AttemptRecord& r : batch) {
+        records.push_back(r);
+        applied.push_back(r.delivery_id);
+        if (r.next_status != DeliveryStatus::kPending) continue;
+        auto it = std::find_if(claimed.rbegin(), claimed.rend(), [&](const ClaimedDelivery& c) {
+          return c.delivery_id == r.delivery_id;
+        });
+        ClaimedDelivery again = *it;
+        again.attempt_count = r.attempt_number;
+        again.cycle_attempts += 1;
+        due.push_back(std::move(again));
+      }
+    }
+    cv.notify_all();
+    return applied;
+  }
+  Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) override {
+    std::lock_guard lock(mu);
+    released.insert(released.end(), claims.begin(), claims.end());
+    return static_cast<int>(claims.size());
+  }
+  Result<int> RequeueExpiredLeases() override { return 0; }
+  Result<std::optional<Timestamp>> NextDueAt() override { return std::optional<Timestamp>(); }
+  Result<std::unique_ptr<WakeupListener>> Listen() override {
+    return std::unique_ptr<WakeupListener>(std::make_unique<FakeListener>());
+  }
+
+  Result<bool> Ready() override { return No(); }
+  Result<ApiKeyInfo> CreateApiKey(const std::string&, Role, const std::string&) override {
+    return No();
+  }
+  Result<void> EnsureAdminKey(const std::string&) override { return No(); }
+  Result<std::vector<ApiKeyInfo>> ListApiKeys() override { return No(); }
+  Result<void> RevokeApiKey(int64_t) override { return No(); }
+  Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string&) override { return No(); }
+  Result<Destination> CreateDestination(const Destination&) override { return No(); }
+  Result<Destination> GetDestination(int64_t) override { return No(); }
+  Result<Listing<Destination>> ListDestinations(const Page&) override { return No(); }
+  Result<Destination> UpdateDestination(int64_t, const DestinationFields&) override { return No(); }
+  Result<void> DeleteDestination(int64_t) override { return No(); }
+  Result<IngestReceipt> InsertEvent(const NewEvent&,
+                                    const std::optional<IdempotencyKey>&) override {
+    return No();
+  }
+  Result<Event> GetEvent(int64_t) override { return No(); }
+  Result<Listing<Event>> ListEvents(const EventFilter&, const Page&) override { return No(); }
+  Result<Delivery> GetDelivery(int64_t) override { return No(); }
+  Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter&, const Page&) override {
+    return No();
+  }
+  Result<std::vector<Attempt>> ListAttempts(int64_t) override { return No(); }
+  Result<DeliveryGauges> CountDeliveries() override { return No(); }
+  Result<HealthStats> Stats(Duration) override { return No(); }
+  Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter&, const Page&) override {
+    return No();
+  }
+  Result<int64_t> ReplayDeadLetter(int64_t) override { return No(); }
+  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter&) override { return No(); }
+
+ private:
+  static std::unexpected<Error> No() { return Fail(ErrorKind::kInternal, "not in this fake"); }
+};
+
+SendResult Answer(int status, std::optional<std::string> retry_after = std::nullopt) {
+  SendResult r;
+  r.status_code = status;
+  r.body = "body " + std::to_string(status);
+  r.retry_after = std::move(retry_after);
+  return r;
+}
+
+// Answers from a script, in order (the last one repeats); records every request.
+class FakeSender final : public Sender {
+ public:
+  explicit FakeSender(std::vector<SendResult> script = {}) : script_(std::move(script)) {
+    if (script_.empty()) script_.push_back(Answer(200));
+  }
+
+  SendResult Send(const Outgoing& out) override {
+    std::unique_lock lock(mu_);
+    sent.push_back(out);
+    ++started_;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return open_; });
+    return script_[std::min(sent.size() - 1, script_.size() - 1)];
+  }
+  // While closed, Send blocks after recording its request.
+  void SetOpen(bool open) {
+    {
+      std::lock_guard lock(mu_);
+      open_ = open;
+    }
+    cv_.notify_all();
+  }
+  bool WaitForStarted(int n, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return started_ >= n; });
+  }
+  std::vector<Outgoing> Sent() {
+    std::lock_guard lock(mu_);
+    return sent;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<SendResult> script_;
+  std::vector<Outgoing> sent;
+  int started_ = 0;
+  bool open_ = true;
+};
+
+ClaimedDelivery Delivery(int64_t id, int attempt_count = 0, int cycle_attempts = 0) {
+  ClaimedDelivery d;
+  d.delivery_id = id;
+  d.event_id = 500 + id;
+  d.event_type = "order.created";
+  d.payload = R"({"a":1})";
+  d.event_created_at = Timestamp(std::chrono::seconds(1'699'999'000));
+  d.destination_id = 7;
+  d.url = "http://example.test/hook";
+  d.secret = kSecret;
+  d.headers = {{"X-Tenant", "acme"}};
+  d.attempt_count = attempt_count;
+  d.cycle_attempts = cycle_attempts;
+  d.created_at = d.event_created_at;
+  return d;
+}
+
+std::string HeaderOf(const Outgoing& out, const std::string& name) {
+  for (const auto& [k, v] : out.headers)
+    if (k == name) return v;
+  return "<absent>";
+}
+
+Dispatcher::Options FastOptions(int concurrency = 4) {
+  Dispatcher::Options o;
+  o.concurrency = concurrency;
+  o.claim_batch = concurrency;
+  o.lease = 30s;
+  o.default_max_in_flight = 3;
+  o.fallback_poll = 10ms;
+  return o;
+}
+
+// Runs a dispatcher on its own thread for the life of the object.
+class Running {
+ public:
+  explicit Running(Dispatcher& d) : d_(d), thread_([this] { d_.Run(); }) {}
+  ~Running() { Stop(); }
+  void Stop() {
+    d_.Stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  Dispatcher& d_;
+  std::thread thread_;
+};
+
+// Schedule 10 s, 20 s with jitter 0.2; a random draw of 0.25 makes the factor 0.9.
+const RetryPolicy kPolicy({10s, 20s}, 0.2);
+
+TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
+  FakeStore store;
+  FakeSender sender({Answer(503), Answer(200)});
+  FakeClock clock;
+  FakeRandom random({0.25});
+  store.Add(Delivery(1));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(2));
+  run.Stop();
+
+  ASSERT_EQ(store.records.size(), 2u);
+  ASSERT_EQ(store.claimed.size(), 2u);
+  const AttemptRecord& first = store.records[0];
+  EXPECT_EQ(first.delivery_id, 1);
+  EXPECT_EQ(first.claim_token, store.claimed[0].claim_token);
+  EXPECT_EQ(first.destination_id, 7);
+  EXPECT_EQ(first.event_id, 501);
+  EXPECT_EQ(first.attempt_number, 1);
+  EXPECT_EQ(first.status_code, 503);
+  EXPECT_FALSE(first.error.has_value());
+  EXPECT_EQ(first.response_body, "body 503");
+  EXPECT_EQ(first.outcome, "retryable");
+  EXPECT_EQ(first.next_status, DeliveryStatus::kPending);
+  EXPECT_EQ(first.wait, Duration(9s));  // 10 s × (0.8 + 0.4 × 0.25)
+  FakeRandom same({0.25});
+  EXPECT_EQ(first.wait, kPolicy.Wait(0, same));
+  EXPECT_FALSE(first.dead_letter_reason.has_value());
+  EXPECT_FALSE(first.disable_destination);
+  EXPECT_EQ(first.started_at, clock.Now());
+
+  const AttemptRecord& second = store.records[1];
+  EXPECT_EQ(second.claim_token, store.claimed[1].claim_token);
+  EXPECT_NE(second.claim_token, first.claim_token);
+  EXPECT_EQ(second.attempt_number, 2);
+  EXPECT_EQ(second.status_code, 200);
+  EXPECT_EQ(second.outcome, "success");
+  EXPECT_EQ(second.next_status, DeliveryStatus::kSucceeded);
+  EXPECT_EQ(second.wait, Duration(0));
+  EXPECT_EQ(random.draws(), 1u);  // a success draws nothing
+  EXPECT_EQ(store.lease, Duration(30s));
+  EXPECT_EQ(store.default_cap, 3);
+  EXPECT_TRUE(store.released.empty());
+  EXPECT_EQ(dispatcher.in_flight(), 0);
+}
+
+TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {
+  FakeStore store;
+  FakeSender sender({Answer(500), Answer(204)});
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  sender.SetOpen(false);
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(sender.WaitForStarted(1));
+  clock.Advance(10s);  // the second attempt starts after this and carries its own time
+  sender.SetOpen(true);
+  ASSERT_TRUE(store.WaitForRecords(2));
+  run.Stop();
+
+  const auto sent = sender.Sent();
+  ASSERT_EQ(sent.size(), 2u);
+  const std::string body =
+      R"({"type":"order.created","timestamp":"2023-11-14T21:56:40.000000Z","data":{"a":1}})";
+  const std::string key = *DecodeSecret(kSecret);
+  std::set<std::string> timestamps;
+  for (const Outgoing& out : sent) {
+    EXPECT_EQ(out.url, "http://example.test/hook");
+    EXPECT_EQ(out.body, body);
+    EXPECT_EQ(HeaderOf(out, "Content-Type"), "application/json");
+    EXPECT_EQ(HeaderOf(out, "User-Agent"), std::string("webhookd/") + WEBHOOKD_VERSION);
+    EXPECT_EQ(HeaderOf(out, "webhook-id"), "evt_501");
+    EXPECT_EQ(HeaderOf(out, "X-Tenant"), "acme");
+    const std::string ts = HeaderOf(out, "webhook-timestamp");
+    timestamps.insert(ts);
+    EXPECT_EQ(HeaderOf(out, "webhook-signature"), Sign(key, "evt_501", std::stoll(ts), body));
+  }
+  EXPECT_EQ(HeaderOf(sent[0], "webhook-timestamp"), "1700000000");
+  EXPECT_EQ(HeaderOf(sent[1], "webhook-timestamp"), "1700000010");
+  EXPECT_EQ(timestamps.size(), 2u);
+  EXPECT_EQ(store.records[1].started_at, clock.Now());
+}
+
+TEST(DispatcherTest, RetryAfterAndA429AreScaledAsTheContractSays) {
+  FakeStore store;
+  FakeSender sender({Answer(503, "7"), Answer(429), Answer(429, "1"), Answer(200)});
+  FakeClock clock;
+  FakeRandom random({0.25});
+  store.Add(Delivery(1));
+  const RetryPolicy policy({10s, 20s, 30s, 40s}, 0.2);
+  Dispatcher dispatcher(store, sender, clock, random, policy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(4));
+  run.Stop();
+
+  ASSERT_EQ(store.records.size(), 4u);
+  EXPECT_EQ(store.records[0].wait, Duration(7350ms));  // 7 s × (1 + 0.2 × 0.25)
+  EXPECT_EQ(store.records[1].wait, Duration(36s));     // twice 20 s × 0.9
+  EXPECT_EQ(store.records[2].wait, Duration(1050ms));  // 1 s × 1.05
+  EXPECT_EQ(store.records[3].next_status, DeliveryStatus::kSucceeded);
+}
+
+TEST(DispatcherTest, A410DeadLettersAndDisablesTheDestination) {
+  FakeStore store;
+  FakeSender sender({Answer(410)});
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  std::this_thread::sleep_for(100ms);  // nothing more may come
+  run.Stop();
+
+  ASSERT_EQ(store.records.size(), 1u);
+  const AttemptRecord& r = store.records[0];
+  EXPECT_EQ(r.status_code, 410);
+  EXPECT_EQ(r.outcome, "permanent");
+  EXPECT_EQ(r.next_status, DeliveryStatus::kDeadLettered);
+  EXPECT_EQ(r.dead_letter_reason, "permanent_failure");
+  EXPECT_TRUE(r.disable_destination);
+  EXPECT_EQ(sender.Sent().size(), 1u);
+}
+
+TEST(DispatcherTest, OtherPermanentFailuresDoNotDisable) {
+  FakeStore store;
+  FakeSender sender({Answer(404)});
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+  EXPECT_EQ(store.records[0].next_status, DeliveryStatus::kDeadLettered);
+  EXPECT_EQ(store.records[0].dead_letter_reason, "permanent_failure");
+  EXPECT_FALSE(store.records[0].disable_destination);
+}
+
+TEST(DispatcherTest, TheLastAttemptOfACycleExhausts) {
+  // A replayed delivery: 7 attempts in all, 2 of them in this cycle of 3 (schedule of 2).
+  FakeStore store;
+  SendResult refused;
+  refused.error = "HTTP Connection";
+  FakeSender sender({refused});
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1, 7, 2));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+
+  ASSERT_EQ(store.records.size(), 1u);
+  const AttemptRecord& r = store.records[0];
+  EXPECT_EQ(r.attempt_number, 8);
+  EXPECT_FALSE(r.status_code.has_value());
+  EXPECT_EQ(r.error, "HTTP Connection");
+  EXPECT_EQ(r.outcome, "retryable");
+  EXPECT_EQ(r.next_status, DeliveryStatus::kDeadLettered);
+  EXPECT_EQ(r.dead_letter_reason, "exhausted");
+  EXPECT_FALSE(r.disable_destination);
+}
+
+TEST(DispatcherTest, AnUnusableSecretIsAPermanentFailureAndNothingIsSent) {
+  FakeStore store;
+  FakeSender sender;
+  FakeClock clock;
+  FakeRandom random({0.5});
+  ClaimedDelivery d = Delivery(1);
+  d.secret = "whsec_short";
+  store.Add(d);
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+  EXPECT_TRUE(sender.Sent().empty());
+  EXPECT_EQ(store.records[0].next_status, DeliveryStatus::kDeadLettered);
+  EXPECT_EQ(store.records[0].dead_letter_reason, "permanent_failure");
+}
+
+TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {
+  FakeStore store;
+  FakeSender sender;
+  sender.SetOpen(false);
+  FakeClock clock;
+  FakeRandom random({0.5});
+  for (int i = 1; i <= 10; ++i) store.Add(Delivery(i));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(3));
+  Running run(dispatcher);
+  ASSERT_TRUE(sender.WaitForStarted(3));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(sender.Sent().size(), 3u);
+  EXPECT_EQ(dispatcher.in_flight(), 3);
+  {
+    std::lock_guard lock(store.mu);
+    EXPECT_EQ(store.claimed.size(), 3u);
+    for (int limit : store.claim_limits) EXPECT_LE(limit, 3);
+  }
+  sender.SetOpen(true);
+  ASSERT_TRUE(store.WaitForRecords(10));
+  run.Stop();
+  EXPECT_EQ(dispatcher.in_flight(), 0);
+}
+
+TEST(DispatcherTest, StopLetsASendInProgressFinishAndRecordsIt) {
+  FakeStore store;
+  FakeSender sender;
+  sender.SetOpen(false);
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  std::atomic<bool> returned{false};
+  std::thread run([&] {
+    dispatcher.Run();
+    returned = true;
+  });
+  ASSERT_TRUE(sender.WaitForStarted(1));
+  dispatcher.Stop();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(returned) << "Run returned with a send in progress";
+  sender.SetOpen(true);
+  run.join();
+  ASSERT_EQ(store.records.size(), 1u);
+  EXPECT_EQ(store.records[0].next_status, DeliveryStatus::kSucceeded);
+  EXPECT_TRUE(store.released.empty());
+}
+
+TEST(DispatcherTest, StopReleasesClaimedButUnstartedJobs) {
+  // Stop() arrives while a batch is being claimed: what no sender has picked up yet goes
+  // back through ReleaseClaims with its token; the rest is sent and recorded. How many
+  // senders start first is up to the scheduler, so repeat until some were left unstarted.
+  bool saw_release = false;
+  for (int round = 0; round < 30 && !saw_release; ++round) {
+    FakeStore store;
+    FakeSender sender;
+    FakeClock clock;
+    FakeRandom random({0.5});
+    constexpr int kJobs = 32;
+    for (int i = 1; i <= kJobs; ++i) store.Add(Delivery(i));
+    Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(kJobs));
+    store.on_claim = [&] { dispatcher.Stop(); };
+    dispatcher.Run();  // returns once drained
+
+    std::map<int64_t, int64_t> tokens;  // delivery -> claim token
+    for (const ClaimedDelivery& c : store.claimed) tokens[c.delivery_id] = c.claim_token;
+    ASSERT_EQ(tokens.size(), static_cast<size_t>(kJobs));
+    std::set<int64_t> ended;
+    for (const AttemptRecord& r : store.records) {
+      EXPECT_EQ(r.claim_token, tokens[r.delivery_id]);
+      EXPECT_TRUE(ended.insert(r.delivery_id).second) << "recorded twice: " << r.delivery_id;
+    }
+    for (const ReleasedClaim& c : store.released) {
+      EXPECT_EQ(c.claim_token, tokens[c.delivery_id]);
+      EXPECT_TRUE(ended.insert(c.delivery_id).second)
+          << "both recorded and released: " << c.delivery_id;
+    }
+    EXPECT_EQ(ended.size(), static_cast<size_t>(kJobs)) << "a claim was lost";
+    EXPECT_EQ(sender.Sent().size(), store.records.size());
+    EXPECT_EQ(dispatcher.in_flight(), 0);
+    saw_release = !store.released.empty();
+  }
+  EXPECT_TRUE(saw_release) << "no round left a claimed job unstarted";
+}
+
+}  // namespace
+}  // namespace webhookd

@@ -13,7 +13,7 @@ std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url) {
   {
     pqxx::nontransaction tx(*conn);
     tx.exec(
-        "SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '30s';"
+        "SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '10s';"
         " SET application_name = 'webhookd'");
   }
   // libpqxx registers these with the server lazily, on first use, so a connection made

@@ -675,7 +675,7 @@ Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptReco
     disables.Add(r.disable_destination);
   }
   return Run([&](pqxx::connection& c) -> Result<std::vector<int64_t>> {
-    pqxx::work tx(c);
+    pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
     auto r = Exec(tx, kRecordOutcomes,
                   Params()
                       .Add(ids.Finish())
@@ -691,7 +691,6 @@ Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptReco
                       .Add(waits.Finish())
                       .Add(reasons.Finish())
                       .Add(disables.Finish()));
-    tx.commit();
     std::vector<int64_t> applied;
     applied.reserve(r.size());
     for (const auto& row : r) applied.push_back(row[0].as<int64_t>());
@@ -717,9 +716,8 @@ Result<int> PgStore::ReleaseClaims(std::span<const ReleasedClaim> claims) {
 
 Result<int> PgStore::RequeueExpiredLeases() {
   return Run([&](pqxx::connection& c) -> Result<int> {
-    pqxx::work tx(c);
+    pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
     auto r = Exec(tx, kRequeueExpired);
-    tx.commit();
     return static_cast<int>(r.affected_rows());
   });
 }

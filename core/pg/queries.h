@@ -178,8 +178,12 @@ inline constexpr Query kListAttempts{"list_attempts", R"sql(
 
 // ---- the worker ----
 // Claims are serialised by this lock so the per-destination caps hold across workers.
+// A worker paused or cut off while it holds this lock would stall every other claimer,
+// so this transaction may sit idle for at most 2 s before PostgreSQL ends it (and with it
+// the lock and the uncommitted claim).
 inline constexpr Query kClaimLock{"claim_lock", R"sql(
-  SELECT pg_advisory_xact_lock(7252011))sql"};
+  SELECT set_config('idle_in_transaction_session_timeout', '2s', true),
+         pg_advisory_xact_lock(7252011))sql"};
 
 // $1 batch size, $2 lease in microseconds, $3 claim token, $4 default per-destination cap.
 // Each open destination (enabled, below its cap) offers at most its free room, oldest due

@@ -169,8 +169,10 @@ std::optional<IpAddress> ParseIpLiteral(std::string_view host) {
     host = host.substr(1, host.size() - 2);
     if (host.find(':') == std::string_view::npos) return std::nullopt;  // "[1.2.3.4]"
   }
-  if (host.empty() || host.size() > 64) return std::nullopt;
+  // inet_pton reads up to a NUL: "::1\0x" must not pass as ::1.
+  if (host.empty() || host.find('\0') != std::string_view::npos) return std::nullopt;
   if (host.find(':') != std::string_view::npos) {
+    if (host.size() > 64) return std::nullopt;  // longer than any IPv6 spelling
     // A zone id ("fe80::1%eth0") is refused: it names an interface, not a destination.
     std::array<uint8_t, 16> bytes{};
     if (inet_pton(AF_INET6, std::string(host).c_str(), bytes.data()) != 1) return std::nullopt;

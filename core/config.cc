@@ -128,6 +128,8 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
   if (host.front() == '[') {
     if (host.size() < 3 || host.back() != ']') return bad();
     host = host.substr(1, host.size() - 2);
+    // inet_pton reads up to a NUL: "[::1\0x]" must not pass as ::1.
+    if (host.find('\0') != std::string_view::npos) return bad();
     in6_addr ignored;
     if (!inet_pton(AF_INET6, std::string(host).c_str(), &ignored)) return bad();
     address.host = std::string(host);

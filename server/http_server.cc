@@ -1,6 +1,7 @@
 #include "server/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
@@ -108,6 +109,12 @@ void HttpServer::Setup() {
   httplib::Server& http = *http_;
   // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs (PERFORMANCE.md).
   http.set_tcp_nodelay(true);
+  // Debian's cpp-httplib listens with a backlog of 5: 64 clients connecting at once
+  // overflow it and stall for a SYN retransmit. Remember the socket to listen() again.
+  http.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd_ = sock;
+  });
   http.set_keep_alive_max_count(100000);
   http.set_keep_alive_timeout(30);
   http.set_read_timeout(10);
@@ -280,6 +287,7 @@ Result<int> HttpServer::Bind() {
   } else if (!http_->bind_to_port(host, port)) {
     return Fail(ErrorKind::kUnavailable, "cannot listen on " + host + ":" + std::to_string(port));
   }
+  if (listen_fd_ >= 0) ::listen(listen_fd_, 1024);
   return port;
 }
 

@@ -52,6 +52,7 @@ class HttpServer {
   RequestObserver observer_;
   MetricsSource metrics_;
   std::unique_ptr<httplib::Server> http_;
+  int listen_fd_ = -1;
 };
 
 }  // namespace webhookd

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace webhookd::testing {
+
+// A private PostgreSQL cluster for one test, for tests that stop or restart the database
+// (never the shared cluster of WEBHOOKD_TEST_DATABASE_URL: other tests run against it in
+// parallel). initdb's a cluster in a temporary directory with the binaries of
+// $WEBHOOKD_TEST_PG_BIN (superuser `webhookd`, trust auth), starts it on 127.0.0.1 at a
+// free port with fsync off, and stops it and removes the directory in the destructor.
+// When $WEBHOOKD_TEST_PG_USER is set (scripts/test sets it to `postgres` when root, as
+// PostgreSQL refuses to run as root), every server program runs as that user through
+// runuser and the directory is given to it.
+class PgCluster {
+ public:
+  PgCluster();
+  ~PgCluster();
+  PgCluster(const PgCluster&) = delete;
+  PgCluster& operator=(const PgCluster&) = delete;
+
+  int port() const { return port_; }
+  // postgresql://webhookd@127.0.0.1:<port>/<db>
+  std::string Url(const std::string& db = "postgres") const;
+  // Creates database `name` and applies webhookd's migrations to it; returns its URL.
+  std::string CreateMigratedDatabase(const std::string& name);
+
+  // `pg_ctl restart -m immediate`: the postmaster and every backend are killed at once
+  // (no checkpoint, crash recovery on start) and the server is started again on the same
+  // port. Returns when it accepts connections again.
+  void RestartImmediate();
+  // `pg_ctl stop -m immediate` (returns once the server is gone) ...
+  void StopImmediate();
+  // ... and `pg_ctl start` on the same port (returns once it accepts connections).
+  void Start();
+  // A fast shutdown; quiet when it is not running.
+  void Stop();
+
+  const std::string& log_path() const { return log_path_; }
+
+ private:
+  // Runs a PostgreSQL program of $WEBHOOKD_TEST_PG_BIN (as the cluster's owner); returns
+  // its exit code; its output goes to the cluster's log directory.
+  int RunPg(const std::vector<std::string>& args);
+  void WaitReady();
+
+  std::string bin_;
+  std::string user_;
+  std::string dir_;
+  std::string data_;
+  std::string log_path_;
+  std::string options_;
+  int port_ = 0;
+  bool running_ = false;
+};
+
+}  // namespace webhookd::testing

@@ -16,8 +16,8 @@ using webhookd::Duration;
 using webhookd::Timestamp;
 
 Timestamp At(int y, unsigned m, unsigned d, int hh, int mm, int ss) {
-  return Timestamp(sys_days(year_month_day{year(y), month(m), day(d)}) + hours(hh) +
-                   minutes(mm) + seconds(ss));
+  return Timestamp(sys_days(year_month_day{year(y), month(m), day(d)}) + hours(hh) + minutes(mm) +
+                   seconds(ss));
 }
 
 // The Unix epoch, a recent instant, and one late in a century (two-digit years).

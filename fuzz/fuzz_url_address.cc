@@ -86,8 +86,8 @@ void CheckAddress(const IpAddress& address) {
   } else {
     // Outside ::ffff:0:0/96 (judged as IPv4, above), only 2000::/3 can be public.
     const std::array<uint8_t, 12> mapped_prefix = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    const bool mapped = std::equal(mapped_prefix.begin(), mapped_prefix.end(),
-                                   address.bytes.begin());
+    const bool mapped =
+        std::equal(mapped_prefix.begin(), mapped_prefix.end(), address.bytes.begin());
     if (!mapped && (address.bytes[0] & 0xe0) != 0x20) FUZZ_CHECK(!is_public);
     if (mapped) {
       const uint32_t v4 = uint32_t{address.bytes[12]} << 24 | uint32_t{address.bytes[13]} << 16 |

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <regex>
-#include <thread>
 #include <sstream>
+#include <thread>
 
 namespace webhookd {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -16,15 +17,6 @@ namespace {
 
 using Json = nlohmann::json;
 using namespace std::chrono_literals;
-
-bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
 
 Json Body(const httplib::Response& res) { return Json::parse(res.body, nullptr, false); }
 

@@ -15,6 +15,7 @@
 
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -33,21 +34,6 @@ std::map<std::string, std::string> With(std::map<std::string, std::string> env,
                                         const std::map<std::string, std::string>& more) {
   for (const auto& [k, v] : more) env[k] = v;
   return env;
-}
-
-Answer Status(int status) {
-  Answer answer;
-  answer.status = status;
-  return answer;
-}
-
-bool WaitUntil(const std::function<bool()>& done, Ms timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
 }
 
 std::string Base64(const unsigned char* data, size_t n) {

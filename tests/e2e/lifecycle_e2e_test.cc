@@ -10,6 +10,7 @@
 
 #include "tests/testing/process.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -17,15 +18,6 @@ namespace {
 
 using Json = nlohmann::json;
 using namespace std::chrono_literals;
-
-bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
 
 std::string LogPath(const std::string& what) {
   static int n = 0;

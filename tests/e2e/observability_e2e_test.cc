@@ -7,6 +7,7 @@
 
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -21,21 +22,6 @@ double Sample(const std::string& text, const std::string& series) {
   if (at == std::string::npos) return -1;
   const size_t start = at + series.size() + 2;
   return std::stod(text.substr(start, text.find('\n', start) - start));
-}
-
-Answer Status(int status) {
-  Answer answer;
-  answer.status = status;
-  return answer;
-}
-
-bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
 }
 
 TEST(ObservabilityE2eTest, MetricsAndStatsMatchAScriptedRunExactly) {

@@ -12,6 +12,7 @@
 
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -20,21 +21,6 @@ namespace {
 using Json = nlohmann::json;
 using namespace std::chrono_literals;
 using Ms = std::chrono::milliseconds;
-
-Answer Status(int status) {
-  Answer answer;
-  answer.status = status;
-  return answer;
-}
-
-bool WaitUntil(const std::function<bool()>& done, Ms timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
 
 std::string Unbase64(const std::string& text) {
   std::string out(3 * text.size() / 4 + 3, '\0');

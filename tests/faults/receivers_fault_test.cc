@@ -18,6 +18,7 @@
 #include "tests/testing/raw_listener.h"
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -29,15 +30,6 @@ using Ms = std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kAttemptTimeoutMs = 2000;
-
-bool WaitUntil(const std::function<bool()>& done, Ms timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (Clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -19,6 +19,7 @@
 #include "core/address.h"
 #include "tests/testing/raw_listener.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 #include "worker/http_sender.h"
 
@@ -31,15 +32,6 @@ using Ms = std::chrono::milliseconds;
 
 // The spec's test secret: usable, so a refusal can only come from the address.
 constexpr const char* kSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-bool WaitUntil(const std::function<bool()>& done, Ms timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
 
 // Connects once to host:port (to prove a listener is there); true on success.
 bool ConnectOnce(const std::string& host, int port) {

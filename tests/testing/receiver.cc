@@ -1,5 +1,7 @@
 #include "tests/testing/receiver.h"
 
+#include <sys/socket.h>
+
 #include <stdexcept>
 
 namespace webhookd::testing {
@@ -26,8 +28,16 @@ Receiver::Receiver(Script script, const std::string& host)
     for (const auto& [k, v] : answer.headers) res.set_header(k, v);
     res.set_content(answer.body, "text/plain");
   });
+  // cpp-httplib listens with a backlog of 5: a worker opening more connections at once
+  // than that would see SYNs dropped and connects time out. Listen again with room.
+  int listen_fd = -1;
+  server_.set_socket_options([&listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd = sock;
+  });
   port_ = server_.bind_to_any_port(host_);
   if (port_ <= 0) throw std::runtime_error("receiver cannot bind");
+  if (listen_fd >= 0) ::listen(listen_fd, 1024);
   thread_ = std::thread([this] { server_.listen_after_bind(); });
   while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }

@@ -305,9 +305,12 @@ TEST(ReceiversFaultTest, HealthyDestinationsKeepTheirThroughputBesideBrokenOnes)
   EXPECT_GT(closes.accepted(), 0);
   EXPECT_GT(huge.accepted(), 0);
   // Never-answering and trickling connections live for the whole attempt: their peak is
-  // the number of deliveries of that destination in flight at once.
-  EXPECT_LE(peak[0].load(), kBadCap);
-  EXPECT_LE(peak[1].load(), kBadCap);
+  // the number of deliveries of that destination in flight at once. The listener notices
+  // a hang-up a poll interval late (later on a loaded machine), so the connection of an
+  // attempt that just timed out may still be counted when its retry connects: allow one.
+  // An ignored cap would show the worker's concurrency here, far above.
+  EXPECT_LE(peak[0].load(), kBadCap + 1);
+  EXPECT_LE(peak[1].load(), kBadCap + 1);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/testing/receiver.h"
+#include "tests/testing/signature_check.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
@@ -21,33 +22,6 @@ namespace {
 using Json = nlohmann::json;
 using namespace std::chrono_literals;
 using Ms = std::chrono::milliseconds;
-
-std::string Unbase64(const std::string& text) {
-  std::string out(3 * text.size() / 4 + 3, '\0');
-  const int len = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(text.data()),
-                                  static_cast<int>(text.size()));
-  if (len < 0) return "";
-  size_t size = static_cast<size_t>(len);
-  for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) --size;
-  out.resize(size);
-  return out;
-}
-
-// Standard Webhooks' signature, computed with OpenSSL alone.
-std::string ExpectedSignature(const std::string& secret, const std::string& id,
-                              const std::string& timestamp, const std::string& body) {
-  const std::string key = Unbase64(secret.substr(secret.find('_') + 1));
-  const std::string text = id + "." + timestamp + "." + body;
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int mac_len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(text.data()), text.size(), mac, &mac_len);
-  std::string b64(4 * ((mac_len + 2) / 3), '\0');
-  b64.resize(static_cast<size_t>(
-      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), mac, mac_len)));
-  return "v1," + b64;
-}
 
 class ReplayE2eTest : public ::testing::Test {
  protected:

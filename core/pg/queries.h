@@ -180,9 +180,12 @@ inline constexpr Query kListAttempts{"list_attempts", R"sql(
 // Claims are serialised by this lock so the per-destination caps hold across workers.
 // A worker paused or cut off while it holds this lock would stall every other claimer,
 // so this transaction may sit idle for at most 2 s before PostgreSQL ends it (and with it
-// the lock and the uncommitted claim).
+// the lock and the uncommitted claim). A claim need not wait for its fsync: if a crash
+// loses it, the delivery is simply pending again and is sent again, as after any crash
+// mid-send (at-least-once); an outcome written later is durable only after it anyway.
 inline constexpr Query kClaimLock{"claim_lock", R"sql(
   SELECT set_config('idle_in_transaction_session_timeout', '2s', true),
+         set_config('synchronous_commit', 'off', true),
          pg_advisory_xact_lock(7252011))sql"};
 
 // $1 batch size, $2 lease in microseconds, $3 claim token, $4 default per-destination cap.
@@ -201,7 +204,7 @@ inline constexpr Query kClaimDue{"claim_due", R"sql(
     SELECT c.id FROM open o CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM deliveries d
        WHERE d.destination_id = o.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-       ORDER BY d.next_attempt_at LIMIT least(o.room, $1::int)
+       ORDER BY d.destination_id, d.next_attempt_at LIMIT least(o.room, $1::int)
        FOR UPDATE OF d SKIP LOCKED) c
      ORDER BY c.next_attempt_at LIMIT $1::int)
   UPDATE deliveries d
@@ -263,10 +266,14 @@ inline constexpr Query kRequeueExpired{"requeue_expired", R"sql(
          updated_at = now()
    WHERE status = 'in_flight' AND lease_until < now())sql"};
 
+// Per enabled destination, through the same index the claim walks (a disabled
+// destination's backlog is never scanned).
 inline constexpr Query kNextDueAt{"next_due_at", R"sql(
-  SELECT min(next_attempt_at) FROM deliveries d
-   WHERE status = 'pending'
-     AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = d.destination_id AND t.enabled))sql"};
+  SELECT min(n.at) FROM destinations t CROSS JOIN LATERAL (
+    SELECT d.next_attempt_at AS at FROM deliveries d
+     WHERE d.destination_id = t.id AND d.status = 'pending'
+     ORDER BY d.destination_id, d.next_attempt_at LIMIT 1) n
+   WHERE t.enabled)sql"};
 
 // Both partial indexes together cover exactly the unfinished rows.
 inline constexpr Query kCountDeliveries{"count_deliveries", R"sql(

@@ -41,6 +41,10 @@ struct NewEvent {
   std::string type;
   std::string payload;  // compact JSON object
   std::optional<int64_t> destination_id;
+  // When not empty: the SHA-256 of the API key that sent it, not yet looked up. The store
+  // ingests only if that key is live, in the ingest's own transaction, and answers
+  // kUnauthorized otherwise.
+  std::string verify_key_hash = {};
 };
 
 struct IdempotencyKey {

@@ -177,6 +177,7 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
   if (!body) return std::unexpected(body.error());
   auto event = ParseNewEvent(*body);
   if (!event) return std::unexpected(event.error());
+  if (req.unverified_key_hash) event->verify_key_hash = *req.unverified_key_hash;
   auto receipt = store_.InsertEvent(*event, key);
   if (!receipt) return std::unexpected(receipt.error());
   Reply reply = JsonReply(202, ReceiptJson(receipt->event));

@@ -20,6 +20,8 @@ struct ApiRequest {
   std::multimap<std::string, std::string> query;
   std::string body;
   std::optional<std::string> idempotency_key;
+  // Set when authentication was deferred to the store (see Authenticator::CheckOrDefer).
+  std::optional<std::string> unverified_key_hash;
 };
 
 // The REST API of CONTRACT §3, one method per route: validate, make one store call, map

@@ -1,6 +1,11 @@
 #pragma once
 
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "core/api_key.h"
 #include "core/store.h"
@@ -17,8 +22,28 @@ class Authenticator {
   // `needed` or above; kUnavailable when the database is down.
   Result<void> Check(std::string_view authorization_header, Role needed);
 
+  // For ingest, the hot route: a key seen live within the last minute is not looked up
+  // again; its hash is returned instead and the caller must have the store verify it in
+  // the ingest's own transaction (NewEvent::verify_key_hash), so a revoked key still
+  // gets its 401 at once. Otherwise as Check, and nullopt.
+  Result<std::optional<std::string>> CheckOrDefer(std::string_view authorization_header,
+                                                  Role needed);
+
+  // Drops a key the store found revoked.
+  void Forget(const std::string& key_hash);
+
  private:
+  struct Seen {
+    Role role;
+    std::chrono::steady_clock::time_point until;
+  };
+
+  Result<std::string> HashOf(std::string_view authorization_header);
+  Result<void> Lookup(const std::string& hash, Role needed);
+
   Store& store_;
+  std::mutex mu_;
+  std::unordered_map<std::string, Seen> seen_;  // guarded by mu_; hashes of live keys
 };
 
 }  // namespace webhookd

@@ -374,6 +374,10 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     bool key_taken = true;
     {
       pqxx::work tx(c);
+      if (!event.verify_key_hash.empty() &&
+          Exec(tx, kFindApiKey, Params().Add(event.verify_key_hash)).empty()) {
+        return Fail(ErrorKind::kUnauthorized, "the API key is not valid");
+      }
       auto ev = Exec(tx, kInsertEvent, Params().Add(event.type).Add(event.payload));
       receipt.event =
           Event{ev[0][0].as<int64_t>(), event.type, event.payload, ToTimestamp(ev[0][1]), {}};
@@ -474,10 +478,15 @@ void PgStore::CommitLoop() {
 }
 
 void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
-  ArrayLiteral types, payloads;
+  ArrayLiteral types, payloads, key_hashes;
   for (const PendingIngest* p : group) {
     types.Add(std::string_view(p->event->type));
     payloads.Add(std::string_view(p->event->payload));
+    if (p->event->verify_key_hash.empty()) {
+      key_hashes.AddNull();
+    } else {
+      key_hashes.Add(std::string_view(p->event->verify_key_hash));
+    }
   }
   auto lease = commit_pool_.Acquire();
   // The waiter owns `p` and may free it once it sees a result, so the result is set and
@@ -492,11 +501,17 @@ void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
   };
   try {
     pqxx::work tx(lease.conn());
-    auto rows = Exec(tx, kInsertEventGroup, Params().Add(types.Finish()).Add(payloads.Finish()));
+    auto rows = Exec(tx, kInsertEventGroup,
+                     Params().Add(types.Finish()).Add(payloads.Finish()).Add(key_hashes.Finish()));
     bool any_delivery = false;
     std::vector<IngestReceipt> receipts(group.size());
+    std::vector<bool> refused(group.size(), false);
     for (const auto& row : rows) {
       const size_t i = row[0].as<size_t>() - 1;
+      if (row[1].is_null()) {
+        refused[i] = true;
+        continue;
+      }
       Event& e = receipts[i].event;
       if (e.id == 0) {
         e = Event{row[1].as<int64_t>(),
@@ -521,10 +536,18 @@ void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
       tx.commit();
     } catch (const pqxx::in_doubt_error&) {
       std::vector<int64_t> ids;
-      for (const auto& r : receipts) ids.push_back(r.event.id);
+      for (size_t i = 0; i < group.size(); ++i) {
+        if (!refused[i]) ids.push_back(receipts[i].event.id);
+      }
       if (!CommittedAfterDoubt(commit_pool_.url(), ids)) throw;
     }
-    for (size_t i = 0; i < group.size(); ++i) answer(group[i], std::move(receipts[i]));
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (refused[i]) {
+        answer(group[i], Fail(ErrorKind::kUnauthorized, "the API key is not valid"));
+      } else {
+        answer(group[i], std::move(receipts[i]));
+      }
+    }
   } catch (const pqxx::sql_error& e) {
     if (IsConnectionState(e.sqlstate())) lease.Discard();
     fail_all(IsConnectionState(e.sqlstate()) ? ErrorKind::kUnavailable : ErrorKind::kInternal,

@@ -96,12 +96,16 @@ inline constexpr Query kFanOutTargeted{"fan_out_targeted", R"sql(
   RETURNING id, destination_id, created_at)sql"};
 
 // A whole group of ingests in one statement: ids drawn first so each row's deliveries
-// can be matched back to its request by `ord`.
+// can be matched back to its request by `ord`. A row with a key hash ($3) is ingested only
+// if that API key is live; otherwise its `ord` comes back with a NULL id.
 inline constexpr Query kInsertEventGroup{"insert_event_group", R"sql(
   WITH input AS (
-    SELECT t.type, t.payload, t.ord FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(type, payload, ord)),
+    SELECT t.type, t.payload, t.key_hash, t.ord
+      FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(type, payload, key_hash, ord)),
   ids AS (
-    SELECT ord, type, payload, nextval(pg_get_serial_sequence('events', 'id')) AS id FROM input),
+    SELECT ord, type, payload, nextval(pg_get_serial_sequence('events', 'id')) AS id FROM input x
+     WHERE x.key_hash IS NULL
+        OR EXISTS (SELECT 1 FROM api_keys k WHERE k.key_hash = x.key_hash AND k.revoked_at IS NULL)),
   ev AS (
     INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
     SELECT id, type, payload FROM ids ORDER BY ord RETURNING id),
@@ -114,9 +118,9 @@ inline constexpr Query kInsertEventGroup{"insert_event_group", R"sql(
                         WHERE p = i.type OR (right(p, 2) = '.*' AND starts_with(i.type, left(p, -1)))))
      ORDER BY i.id, t.id
     RETURNING id, event_id, destination_id)
-  SELECT i.ord, i.id, now(), d.id, d.destination_id
-    FROM ids i LEFT JOIN dl d ON d.event_id = i.id
-   ORDER BY i.ord, d.id)sql"};
+  SELECT x.ord, i.id, now(), d.id, d.destination_id
+    FROM input x LEFT JOIN ids i ON i.ord = x.ord LEFT JOIN dl d ON d.event_id = i.id
+   ORDER BY x.ord, d.id)sql"};
 
 inline constexpr Query kCountEvents{"count_events", R"sql(
   SELECT count(*) FROM events WHERE id = ANY($1::bigint[]))sql"};

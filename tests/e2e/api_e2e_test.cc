@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
@@ -160,6 +161,61 @@ TEST(ApiE2eTest, AuthFailuresAre401WithOneBodyAndWrongRoleIs403) {
   // Operations routes need no key.
   EXPECT_EQ(Unwrap(client->Get("/healthz")).status, 200);
   EXPECT_EQ(Unwrap(client->Get("/readyz")).status, 200);
+}
+
+// Ingest does not look a recently seen key up again (the hot path checks it inside the
+// ingest's own transaction), so this proves a revocation still bites on the very next
+// request, on every ingest path: grouped, keyed and targeted, valid body or not.
+TEST(ApiE2eTest, RevokedKeyIsRefusedAtOnceOnIngest) {
+  TestDatabase db;
+  WebhookdProcess webhookd(db.url(), "server");
+  const std::string body = R"({"type": "order.created", "payload": {"id": 1}})";
+  auto destination =
+      webhookd.Call("POST", "/v1/destinations",
+                    {{"url", "http://127.0.0.1:9/hooks"}, {"event_types", Json::array()}});
+  ASSERT_EQ(destination.status, 201) << destination.body;
+  const std::string destination_id = Json::parse(destination.body)["id"];
+  struct Attempt {
+    std::string name;
+    httplib::Headers headers;
+    std::string body;
+    std::string key_id, key;
+  };
+  // One key per path: a refused key is forgotten, so each path needs its own seen key.
+  std::vector<Attempt> attempts = {
+      {"grouped", {}, body, {}, {}},
+      {"keyed", {{"Idempotency-Key", "revoked-1"}}, body, {}, {}},
+      {"targeted",
+       {},
+       R"({"type": "order.created", "payload": {}, "destination_id": ")" + destination_id + R"("})",
+       {},
+       {}},
+      {"invalid body", {}, R"({"type": 7})", {}, {}},
+  };
+  for (Attempt& a : attempts) {
+    std::tie(a.key_id, a.key) = CreateKey(db, "publisher");
+    for (int i = 0; i < 2; ++i) {  // seen live, so the next one is deferred
+      ASSERT_EQ(Unwrap(webhookd.Client(a.key)->Post("/v1/events", body, "application/json")).status,
+                202);
+    }
+    auto [code, out] =
+        WebhookdProcess::RunCommand({"keys", "revoke", a.key_id}, {{"DATABASE_URL", db.url()}});
+    ASSERT_EQ(code, 0) << out;
+  }
+
+  const std::string before = EventCounts(db);
+  const std::string unauthorized =
+      Unwrap(NoAuthClient(webhookd)->Post("/v1/events", body, "application/json")).body;
+  for (const Attempt& a : attempts) {
+    SCOPED_TRACE(a.name);
+    auto r =
+        Unwrap(webhookd.Client(a.key)->Post("/v1/events", a.headers, a.body, "application/json"));
+    ExpectProblem(r, 401);
+    EXPECT_EQ(r.body, unauthorized);
+  }
+  EXPECT_EQ(EventCounts(db), before);
+  // Other keys are unaffected.
+  EXPECT_EQ(webhookd.Call("POST", "/v1/events", Json::parse(body)).status, 202);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -288,6 +288,50 @@ TEST_F(IngestPgTest, FiftyConcurrentIngestsWithOneKeyMakeOneEvent) {
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "1");
 }
 
+// Ingests whose API key was not looked up before (NewEvent::verify_key_hash) are checked
+// in their own transaction: a revoked or unknown key's event is refused and writes
+// nothing, while the others in the same commit group go through.
+TEST_F(IngestPgTest, AnIngestWithARevokedKeyIsRefusedAndWritesNothing) {
+  pg::PgStore store(db_.url(), 16);
+  CreateDestination(store, {});
+  auto live = store.CreateApiKey("live", Role::kPublisher, std::string(64, 'a'));
+  auto revoked = store.CreateApiKey("revoked", Role::kPublisher, std::string(64, 'b'));
+  ASSERT_TRUE(live && revoked);
+  ASSERT_TRUE(store.RevokeApiKey(revoked->id));
+  const std::vector<std::string> hashes = {std::string(64, 'a'), std::string(64, 'b'),
+                                           std::string(64, 'c'), ""};
+  constexpr int kThreads = 40;  // concurrent, so the un-keyed ones share commit groups
+  std::latch start(kThreads);
+  std::vector<Result<IngestReceipt>> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      NewEvent event{"order.created", R"({"id":1})", std::nullopt, hashes[i % 4]};
+      std::optional<IdempotencyKey> key;
+      if (i % 8 >= 4) key = IdempotencyKey{"key-" + N(i), "hash"};  // the one-by-one path
+      start.arrive_and_wait();
+      results[i] = store.InsertEvent(event, key);
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  int accepted = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    SCOPED_TRACE(i);
+    const bool valid = i % 4 == 0 || i % 4 == 3;  // the live key, or no key to check
+    ASSERT_EQ(results[i].has_value(), valid);
+    if (valid) {
+      ++accepted;
+      EXPECT_EQ(results[i]->event.deliveries.size(), 1u);
+    } else {
+      EXPECT_EQ(results[i].error().kind, ErrorKind::kUnauthorized);
+    }
+  }
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), N(accepted));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), N(accepted));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), N(accepted / 2));
+}
+
 TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   const int64_t doomed = CreateDestination(store_, {});
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(Ingest("a.b"));

@@ -105,7 +105,9 @@ void Dispatcher::ListenLoop() {
 
 void Dispatcher::Run() {
   listener_ = std::thread([this] { ListenLoop(); });
-  recorder_ = std::thread([this] { RecordLoop(); });
+  for (int i = 0; i < std::max(1, options_.recorders); ++i) {
+    recorders_.emplace_back([this] { RecordLoop(); });
+  }
   for (int i = 0; i < options_.concurrency; ++i) senders_.emplace_back([this] { SendLoop(); });
 
   Duration delay = kFirstBackoff;
@@ -178,7 +180,7 @@ void Dispatcher::Run() {
     records_closed_ = true;
   }
   records_cv_.notify_all();
-  recorder_.join();
+  for (auto& t : recorders_) t.join();
   listener_.join();
 }
 

@@ -31,6 +31,9 @@ class Dispatcher {
     Duration fallback_poll = std::chrono::seconds(1);
     Duration flush_interval = std::chrono::milliseconds(2);
     int flush_batch = 256;
+    // Outcome writers: a delivery counts against its destination's cap until its outcome
+    // is written, so a second writer keeps a slow commit from holding every cap full.
+    int recorders = 2;
   };
 
   // Borrows every argument; each must outlive the Dispatcher. `metrics` may be null.
@@ -87,7 +90,7 @@ class Dispatcher {
   bool records_closed_ = false;
 
   std::thread listener_;
-  std::thread recorder_;
+  std::vector<std::thread> recorders_;
   std::vector<std::thread> senders_;
 };
 

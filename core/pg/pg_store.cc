@@ -644,13 +644,11 @@ Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id) {
 
 Result<std::vector<ClaimedDelivery>> PgStore::ClaimDue(int limit, Duration lease, int default_cap) {
   return Run([&](pqxx::connection& c) -> Result<std::vector<ClaimedDelivery>> {
-    pqxx::work tx(c);
-    Exec(tx, kClaimLock);
+    pqxx::nontransaction tx(c);  // the function is the whole transaction
     const int64_t token = NewClaimToken();
     auto rows = Exec(
         tx, kClaimDue,
         Params().Add(limit).Add(static_cast<int64_t>(lease.count())).Add(token).Add(default_cap));
-    tx.commit();
     std::vector<ClaimedDelivery> claimed;
     claimed.reserve(rows.size());
     for (const auto& r : rows) {

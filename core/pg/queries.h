@@ -181,43 +181,12 @@ inline constexpr Query kListAttempts{"list_attempts", R"sql(
     FROM attempts WHERE delivery_id = $1 ORDER BY attempt_number)sql"};
 
 // ---- the worker ----
-// Claims are serialised by this lock so the per-destination caps hold across workers.
-// A worker paused or cut off while it holds this lock would stall every other claimer,
-// so this transaction may sit idle for at most 2 s before PostgreSQL ends it (and with it
-// the lock and the uncommitted claim). A claim need not wait for its fsync: if a crash
-// loses it, the delivery is simply pending again and is sent again, as after any crash
-// mid-send (at-least-once); an outcome written later is durable only after it anyway.
-inline constexpr Query kClaimLock{"claim_lock", R"sql(
-  SELECT set_config('idle_in_transaction_session_timeout', '2s', true),
-         set_config('synchronous_commit', 'off', true),
-         pg_advisory_xact_lock(7252011))sql"};
-
+// Claims are serialised by an advisory lock so the per-destination caps hold across
+// workers; the claim is a function (migrations/0003_claim_function.sql) so that the lock
+// and the claim take one round trip and no client-side transaction.
 // $1 batch size, $2 lease in microseconds, $3 claim token, $4 default per-destination cap.
-// Each open destination (enabled, below its cap) offers at most its free room, oldest due
-// first, so one backed-up destination can neither exceed its cap nor crowd out the rest.
 inline constexpr Query kClaimDue{"claim_due", R"sql(
-  WITH busy AS (
-    SELECT destination_id, count(*)::int AS n FROM deliveries
-     WHERE status = 'in_flight' GROUP BY destination_id),
-  open AS (
-    SELECT t.id, coalesce(t.max_in_flight, $4::int) - coalesce(b.n, 0) AS room
-      FROM destinations t LEFT JOIN busy b ON b.destination_id = t.id
-     WHERE t.enabled AND t.deleted_at IS NULL
-       AND coalesce(t.max_in_flight, $4::int) > coalesce(b.n, 0)),
-  picked AS (
-    SELECT c.id FROM open o CROSS JOIN LATERAL (
-      SELECT d.id, d.next_attempt_at FROM deliveries d
-       WHERE d.destination_id = o.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-       ORDER BY d.destination_id, d.next_attempt_at LIMIT least(o.room, $1::int)
-       FOR UPDATE OF d SKIP LOCKED) c
-     ORDER BY c.next_attempt_at LIMIT $1::int)
-  UPDATE deliveries d
-     SET status = 'in_flight', lease_until = now() + $2::bigint * interval '1 microsecond',
-         claim_token = $3, updated_at = now()
-    FROM picked p, events e, destinations t
-   WHERE d.id = p.id AND e.id = d.event_id AND t.id = d.destination_id
-  RETURNING d.id, d.event_id, e.type, e.payload, e.created_at, d.destination_id, t.url,
-            t.secret, t.headers::text, d.attempt_count, d.cycle_attempts, d.created_at)sql"};
+  SELECT * FROM webhookd_claim($1::int, $2::bigint, $3::bigint, $4::int))sql"};
 
 // One statement for a whole batch of attempt outcomes; rows whose claim token no longer
 // matches are left alone and get no attempt row (joined on the token too, so a stale
@@ -383,7 +352,6 @@ inline constexpr Query kAllQueries[] = {kCreateApiKey,
                                         kEventDeliveries,
                                         kListDeliveries,
                                         kListAttempts,
-                                        kClaimLock,
                                         kClaimDue,
                                         kRecordOutcomes,
                                         kReleaseClaims,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <latch>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -244,6 +245,36 @@ TEST_F(ClaimPgTest, ADisabledDestinationsDeliveriesWaitUntilItIsEnabled) {
   auto claimed = Claim(10);
   EXPECT_EQ(claimed.size(), 3u);
   for (const auto& c : claimed) EXPECT_EQ(c.attempt_count, 0);
+}
+
+// A claim takes destinations' due deliveries in turns, oldest first within each, so equal
+// backlogs drain side by side (the order of due times alone drained one at a time).
+TEST_F(ClaimPgTest, AClaimTakesEachDestinationsOldestInTurns) {
+  const int64_t a = CreateDestination(64);
+  const int64_t b = CreateDestination(64);
+  const int64_t c = CreateDestination(64);
+  Ingest(10);  // 10 deliveries each, in the same transactions, so ties on due time
+  // Give destination a an older backlog: it still gets only its turn, oldest first.
+  db_.Exec(
+      "UPDATE deliveries SET next_attempt_at = now() - (id || ' seconds')::interval"
+      " WHERE destination_id = " +
+      N(a));
+  const auto claimed = Claim(6, 1h, 64);
+  ASSERT_EQ(claimed.size(), 6u);
+  std::map<int64_t, std::vector<int64_t>> by_destination;
+  for (const auto& d : claimed) by_destination[d.destination_id].push_back(d.delivery_id);
+  for (int64_t id : {a, b, c}) {
+    SCOPED_TRACE(id);
+    EXPECT_EQ(by_destination[id].size(), 2u);
+  }
+  // a's two are its two oldest due: the highest ids (due id seconds ago).
+  const std::string oldest = db_.Scalar(
+      "SELECT string_agg(id::text, ',' ORDER BY id) FROM (SELECT id FROM deliveries"
+      " WHERE destination_id = " +
+      N(a) + " ORDER BY next_attempt_at LIMIT 2) x");
+  std::vector<int64_t> mine = by_destination[a];
+  std::sort(mine.begin(), mine.end());
+  EXPECT_EQ(N(mine[0]) + "," + N(mine[1]), oldest);
 }
 
 TEST_F(ClaimPgTest, NextDueAtIsTheEarliestPendingOfAnEnabledDestination) {

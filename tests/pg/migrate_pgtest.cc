@@ -42,9 +42,10 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
 
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
-  EXPECT_THAT(*applied, ::testing::ElementsAre("0001_init", "0002_claim_by_destination"));
+  EXPECT_THAT(*applied, ::testing::ElementsAre("0001_init", "0002_claim_by_destination",
+                                               "0003_claim_function"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
-  EXPECT_EQ(Applied(db), "0001_init,0002_claim_by_destination");
+  EXPECT_EQ(Applied(db), "0001_init,0002_claim_by_destination,0003_claim_function");
   EXPECT_EQ(Applied(db), AllVersions());
 }
 

@@ -17,6 +17,8 @@ namespace {
 constexpr Duration kMaxBackoff = std::chrono::seconds(2);
 constexpr Duration kFirstBackoff = std::chrono::milliseconds(50);
 constexpr Duration kSweepEvery = std::chrono::seconds(1);
+// How long due work held back by a destination's cap may wait when nothing wakes us.
+constexpr Duration kCappedPoll = std::chrono::milliseconds(50);
 
 // The body is built from stored bytes only, so every attempt sends the same bytes.
 std::string DeliveryBody(const ClaimedDelivery& d) {
@@ -141,15 +143,19 @@ void Dispatcher::Run() {
       }
       if (got == want) continue;  // more may be waiting: no sleep between full batches
     }
-    // Sleep until a wake-up, a freed slot, the next due time or the fallback poll.
+    // Sleep until a wake-up, a freed slot, the next due time or the fallback poll. After a
+    // claim that got something, the end of those sends (or a notification) wakes this loop
+    // first, so the next due time is looked up only when nothing was claimed: one round
+    // trip fewer between a notification and the next claim.
     Duration timeout = options_.fallback_poll;
-    if (want > 0) {
+    if (want > 0 && got > 0) {
+      timeout = kCappedPoll;
+    } else if (want > 0) {
       auto next = store_.NextDueAt();
       if (next && *next) {
         const Duration until = **next - clock_.Now();
         // Due work we could not claim waits on another destination's cap: poll gently.
-        timeout =
-            until <= Duration::zero() ? std::chrono::milliseconds(50) : std::min(timeout, until);
+        timeout = until <= Duration::zero() ? kCappedPoll : std::min(timeout, until);
       }
     }
     std::unique_lock lock(wake_mu_);

@@ -4,17 +4,18 @@
 
 namespace webhookd::pg {
 
-PgPool::PgPool(std::string url, int size) : url_(std::move(url)), conns_(size) {
+PgPool::PgPool(std::string url, int size, bool generic_plans)
+    : url_(std::move(url)), generic_plans_(generic_plans), conns_(size) {
   for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
 }
 
-std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url) {
+std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, bool generic_plans) {
   auto conn = std::make_unique<pqxx::connection>(url);
   {
     pqxx::nontransaction tx(*conn);
-    tx.exec(
-        "SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '10s';"
-        " SET application_name = 'webhookd'");
+    tx.exec(std::string("SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '10s';"
+                        " SET application_name = 'webhookd'") +
+            (generic_plans ? "; SET plan_cache_mode = force_generic_plan" : ""));
   }
   // libpqxx registers these with the server lazily, on first use, so a connection made
   // before `migrate` works for the statements that need no table.
@@ -45,7 +46,7 @@ PgPool::Lease::~Lease() {
 pqxx::connection& PgPool::Lease::conn() {
   auto& conn = pool_->conns_[slot_];
   if (conn && !conn->is_open()) conn.reset();
-  if (!conn) conn = Connect(pool_->url_);
+  if (!conn) conn = Connect(pool_->url_, pool_->generic_plans_);
   return *conn;
 }
 

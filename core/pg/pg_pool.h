@@ -14,7 +14,11 @@ namespace webhookd::pg {
 // break, so the pool rides out a database restart.
 class PgPool {
  public:
-  PgPool(std::string url, int size);
+  // `generic_plans`: the connections plan each prepared statement once, for any
+  // arguments (plan_cache_mode = force_generic_plan). For the hot batch statements, whose
+  // re-planning on every call cost as much as running them; not for the list queries,
+  // whose optional filters need a plan made for the arguments given.
+  PgPool(std::string url, int size, bool generic_plans = false);
   PgPool(const PgPool&) = delete;
   PgPool& operator=(const PgPool&) = delete;
 
@@ -43,12 +47,14 @@ class PgPool {
 
   // Makes a fresh connection set up as every webhookd connection is: UTC, a bounded
   // idle-in-transaction time, every statement of queries.h prepared.
-  static std::unique_ptr<pqxx::connection> Connect(const std::string& url);
+  static std::unique_ptr<pqxx::connection> Connect(const std::string& url,
+                                                   bool generic_plans = false);
 
  private:
   void Release(size_t slot);
 
   std::string url_;
+  bool generic_plans_;
   std::mutex mu_;
   std::condition_variable free_cv_;
   std::vector<std::unique_ptr<pqxx::connection>> conns_;

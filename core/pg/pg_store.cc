@@ -178,7 +178,8 @@ bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& eve
 
 PgStore::PgStore(std::string url, int pool_size, int committers)
     : pool_(url, pool_size),
-      commit_pool_(url, std::max(1, committers)),
+      commit_pool_(url, std::max(1, committers), /*generic_plans=*/true),
+      worker_pool_(url, 3, /*generic_plans=*/true),
       committers_count_(committers) {}
 
 PgStore::~PgStore() {
@@ -199,7 +200,12 @@ struct PgStore::PendingIngest {
 
 template <typename F>
 auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
-  auto lease = pool_.Acquire();
+  return RunOn(pool_, std::forward<F>(body));
+}
+
+template <typename F>
+auto PgStore::RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
+  auto lease = pool.Acquire();
   try {
     return body(lease.conn());
   } catch (const pqxx::broken_connection& e) {
@@ -643,7 +649,7 @@ Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id) {
 }
 
 Result<std::vector<ClaimedDelivery>> PgStore::ClaimDue(int limit, Duration lease, int default_cap) {
-  return Run([&](pqxx::connection& c) -> Result<std::vector<ClaimedDelivery>> {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::vector<ClaimedDelivery>> {
     pqxx::nontransaction tx(c);  // the function is the whole transaction
     const int64_t token = NewClaimToken();
     auto rows = Exec(
@@ -695,7 +701,7 @@ Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptReco
     reasons.Add(r.dead_letter_reason);
     disables.Add(r.disable_destination);
   }
-  return Run([&](pqxx::connection& c) -> Result<std::vector<int64_t>> {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::vector<int64_t>> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
     auto r = Exec(tx, kRecordOutcomes,
                   Params()
@@ -726,7 +732,7 @@ Result<int> PgStore::ReleaseClaims(std::span<const ReleasedClaim> claims) {
     ids.Add(claim.delivery_id);
     tokens.Add(claim.claim_token);
   }
-  return Run([&](pqxx::connection& c) -> Result<int> {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<int> {
     pqxx::work tx(c);
     auto r = Exec(tx, kReleaseClaims, Params().Add(ids.Finish()).Add(tokens.Finish()));
     if (r.affected_rows() > 0) Exec(tx, kNotifyWakeup);
@@ -736,7 +742,7 @@ Result<int> PgStore::ReleaseClaims(std::span<const ReleasedClaim> claims) {
 }
 
 Result<int> PgStore::RequeueExpiredLeases() {
-  return Run([&](pqxx::connection& c) -> Result<int> {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<int> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
     auto r = Exec(tx, kRequeueExpired);
     return static_cast<int>(r.affected_rows());
@@ -744,7 +750,7 @@ Result<int> PgStore::RequeueExpiredLeases() {
 }
 
 Result<std::optional<Timestamp>> PgStore::NextDueAt() {
-  return Run([&](pqxx::connection& c) -> Result<std::optional<Timestamp>> {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::optional<Timestamp>> {
     pqxx::nontransaction tx(c);
     auto r = Exec(tx, kNextDueAt);
     return ToOptionalTimestamp(r[0][0]);

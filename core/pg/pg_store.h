@@ -57,6 +57,8 @@ class PgStore final : public Store {
  private:
   template <typename F>
   auto Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
+  template <typename F>
+  auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
 
   struct PendingIngest;
   // Group commit: concurrent ingests share one transaction and one fsync; each caller
@@ -67,6 +69,7 @@ class PgStore final : public Store {
 
   PgPool pool_;
   PgPool commit_pool_;
+  PgPool worker_pool_;  // the claim loop, the outcome writers and the lease sweeper
   int committers_count_;
   std::once_flag committers_started_;
   std::mutex ingest_mu_;

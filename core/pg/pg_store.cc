@@ -157,6 +157,11 @@ class PgWakeupListener final : public WakeupListener {
 // The connection broke during COMMIT, so the outcome is unknown: ask a fresh connection
 // whether the events exist, for a few seconds while the database comes back. False when
 // they do not exist or the question cannot be answered.
+// An ingest whose deferred API key check (NewEvent::verify_key_hash) failed.
+std::unexpected<Error> KeyNotLive() {
+  return Fail(ErrorKind::kUnauthorized, "the API key is not valid");
+}
+
 bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids) {
   ArrayLiteral ids;
   for (int64_t id : event_ids) ids.Add(id);
@@ -179,6 +184,8 @@ bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& eve
 PgStore::PgStore(std::string url, int pool_size, int committers)
     : pool_(url, pool_size),
       commit_pool_(url, std::max(1, committers), /*generic_plans=*/true),
+      // The claim loop (which also sweeps and releases) and the two outcome writers of
+      // Dispatcher::Options::recorders.
       worker_pool_(url, 3, /*generic_plans=*/true),
       committers_count_(committers) {}
 
@@ -382,7 +389,7 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
       pqxx::work tx(c);
       if (!event.verify_key_hash.empty() &&
           Exec(tx, kFindApiKey, Params().Add(event.verify_key_hash)).empty()) {
-        return Fail(ErrorKind::kUnauthorized, "the API key is not valid");
+        return KeyNotLive();
       }
       auto ev = Exec(tx, kInsertEvent, Params().Add(event.type).Add(event.payload));
       receipt.event =
@@ -549,7 +556,7 @@ void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
     }
     for (size_t i = 0; i < group.size(); ++i) {
       if (refused[i]) {
-        answer(group[i], Fail(ErrorKind::kUnauthorized, "the API key is not valid"));
+        answer(group[i], KeyNotLive());
       } else {
         answer(group[i], std::move(receipts[i]));
       }

@@ -2,24 +2,14 @@
 
 #include <openssl/crypto.h>
 
-#include "core/encoding.h"
-#include "core/random.h"
+#include "base/encoding.h"
+#include "base/random.h"
 
 namespace webhookd {
 namespace {
 constexpr std::string_view kApiKeyPrefix = "whk_";
 constexpr size_t kApiKeyBytes = 32;
 }  // namespace
-
-std::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kPublisher:
-      return "publisher";
-    case Role::kAdmin:
-      return "admin";
-  }
-  return "publisher";
-}
 
 std::string GenerateApiKey() {
   // base64url without padding: a key survives shells, URLs and headers unquoted.

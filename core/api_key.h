@@ -5,10 +5,6 @@
 
 namespace webhookd {
 
-enum class Role { kPublisher, kAdmin };
-
-std::string_view RoleName(Role role);
-
 // A new API key: "whk_" + 43 base64url characters (32 random bytes).
 std::string GenerateApiKey();
 

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/api_key.h"
-#include "core/clock.h"
+#include "base/clock.h"
+#include "core/role.h"
 
 namespace webhookd {
 

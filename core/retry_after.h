@@ -3,7 +3,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/clock.h"
+#include "base/clock.h"
 
 namespace webhookd {
 

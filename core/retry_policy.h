@@ -3,9 +3,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/clock.h"
+#include "base/clock.h"
+#include "base/random.h"
 #include "core/outcome.h"
-#include "core/random.h"
 
 namespace webhookd {
 

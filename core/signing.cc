@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "core/encoding.h"
-#include "core/random.h"
+#include "base/encoding.h"
+#include "base/random.h"
 
 namespace webhookd {
 namespace {

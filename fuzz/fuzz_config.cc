@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config.h"
-#include "core/duration.h"
+#include "base/config.h"
+#include "base/duration.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {

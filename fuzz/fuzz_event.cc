@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "core/ids.h"
-#include "core/url.h"
 #include "core/validation.h"
 #include "fuzz/fuzz_check.h"
+#include "net/url.h"
 #include "server/json_codec.h"
 
 namespace {

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/address.h"
-#include "core/url.h"
 #include "fuzz/fuzz_check.h"
+#include "net/resolver.h"
+#include "net/url.h"
 
 namespace {
 

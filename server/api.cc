@@ -2,13 +2,13 @@
 
 #include <charconv>
 
-#include "core/duration.h"
-#include "core/encoding.h"
+#include "base/duration.h"
+#include "base/encoding.h"
+#include "base/log.h"
 #include "core/ids.h"
-#include "core/log.h"
 #include "core/signing.h"
-#include "core/url.h"
 #include "core/validation.h"
+#include "net/url.h"
 #include "server/json_codec.h"
 
 namespace webhookd {

@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/address.h"
-#include "core/config.h"
-#include "core/metrics.h"
-#include "core/store.h"
+#include "base/config.h"
+#include "base/metrics.h"
+#include "net/resolver.h"
 #include "server/problem.h"
+#include "store/store.h"
 
 namespace webhookd {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "core/api_key.h"
-#include "core/store.h"
+#include "store/store.h"
 
 namespace webhookd {
 

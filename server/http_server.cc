@@ -7,7 +7,7 @@
 #include <array>
 #include <cctype>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/problem.h"

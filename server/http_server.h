@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "core/config.h"
-#include "core/store.h"
+#include "base/config.h"
+#include "store/store.h"
 
 namespace httplib {
 class Server;

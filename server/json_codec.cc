@@ -2,8 +2,8 @@
 
 #include "core/ids.h"
 #include "core/signing.h"
-#include "core/url.h"
 #include "core/validation.h"
+#include "net/url.h"
 
 namespace webhookd {
 namespace {

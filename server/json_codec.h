@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "core/model.h"
-#include "core/result.h"
 
 namespace webhookd {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "core/encoding.h"
+#include "base/encoding.h"
+#include "base/log.h"
+#include "base/metrics.h"
 #include "core/ids.h"
-#include "core/log.h"
-#include "core/metrics.h"
 #include "core/outcome.h"
 #include "core/retry_after.h"
 #include "core/signing.h"

@@ -7,10 +7,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/clock.h"
-#include "core/random.h"
+#include "base/clock.h"
+#include "base/random.h"
 #include "core/retry_policy.h"
-#include "core/store.h"
+#include "store/store.h"
 #include "worker/sender.h"
 
 namespace webhookd {

@@ -2,7 +2,7 @@
 
 #include <httplib.h>
 
-#include "core/url.h"
+#include "net/url.h"
 
 namespace webhookd {
 namespace {

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/address.h"
-#include "core/clock.h"
+#include "base/clock.h"
+#include "net/resolver.h"
 #include "worker/sender.h"
 #include "worker/watchdog.h"
 

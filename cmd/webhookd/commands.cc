@@ -9,19 +9,19 @@
 #include <optional>
 #include <thread>
 
-#include "core/address.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "base/metrics.h"
+#include "base/random.h"
 #include "core/api_key.h"
-#include "core/config.h"
 #include "core/ids.h"
-#include "core/log.h"
-#include "core/metrics.h"
-#include "core/pg/migrator.h"
-#include "core/pg/pg_store.h"
-#include "core/random.h"
 #include "core/retry_policy.h"
+#include "net/resolver.h"
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/http_server.h"
+#include "store/pg/migrator.h"
+#include "store/pg/pg_store.h"
 #include "worker/dispatcher.h"
 #include "worker/http_sender.h"
 

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "core/role.h"
+
 namespace webhookd {
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/encoding.h"
+#include "base/encoding.h"
 
 namespace webhookd {
 namespace {

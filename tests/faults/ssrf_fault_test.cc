@@ -16,7 +16,7 @@
 #include <pqxx/pqxx>
 #include <thread>
 
-#include "core/address.h"
+#include "net/resolver.h"
 #include "tests/testing/raw_listener.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/api_key.h"
-#include "core/pg/pg_store.h"
+#include "store/pg/pg_store.h"
 #include "tests/testing/test_database.h"
 
 namespace webhookd {

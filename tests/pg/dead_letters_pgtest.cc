@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/pg/pg_store.h"
+#include "store/pg/pg_store.h"
 #include "tests/testing/test_database.h"
 
 namespace webhookd {

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/pg/migrator.h"
-#include "core/pg/pg_store.h"
+#include "store/pg/migrator.h"
+#include "store/pg/pg_store.h"
 #include "tests/testing/test_database.h"
 
 namespace webhookd {

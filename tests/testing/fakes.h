@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/clock.h"
-#include "core/random.h"
+#include "base/clock.h"
+#include "base/random.h"
 
 namespace webhookd::testing {
 

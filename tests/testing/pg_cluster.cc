@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/pg/migrator.h"
+#include "store/pg/migrator.h"
 #include "tests/testing/process.h"
 
 namespace webhookd::testing {

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/store.h"
+#include "store/store.h"
 
 namespace webhookd::testing {
 

@@ -4,7 +4,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "core/pg/migrator.h"
+#include "store/pg/migrator.h"
 
 namespace webhookd::testing {
 

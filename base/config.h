@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/result.h"
+
+namespace webhookd {
+
+struct ListenAddress {
+  std::string host;  // an IPv4 or IPv6 literal or a host name, without brackets
+  int port = 0;      // 0..65535; 0 picks a free port
+};
+
+// Every setting of CONTRACT §2, validated.
+struct Config {
+  std::string database_url;
+  ListenAddress addr{"127.0.0.1", 8080};
+  std::optional<ListenAddress> worker_addr = ListenAddress{"127.0.0.1", 9090};  // nullopt = off
+  std::optional<std::string> bootstrap_admin_key;
+  std::vector<Duration> retry_schedule;  // waits before attempts 2..N
+  double retry_jitter = 0.2;             // in [0, 1)
+  int worker_concurrency = 64;
+  int destination_max_in_flight = 16;
+  Duration connect_timeout = std::chrono::seconds(5);
+  Duration attempt_timeout = std::chrono::seconds(15);
+  Duration lease = std::chrono::seconds(60);
+  size_t max_payload_bytes = 262144;
+  bool allow_private_destinations = false;
+  LogLevel log_level = LogLevel::kInfo;
+};
+
+// Looks an environment variable up; nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+EnvLookup ProcessEnv();
+
+// Reads the configuration. On a bad value the error's message is one line naming the
+// variable and what was expected, e.g.
+//   WEBHOOKD_RETRY_JITTER: expected a number in [0, 1), got "-0.1"
+Result<Config> LoadConfig(const EnvLookup& env);
+
+// "host:port", "[v6]:port" or ":port" (all interfaces). The port is required.
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+
+Result<LogLevel> ParseLogLevel(std::string_view text);
+
+}  // namespace webhookd

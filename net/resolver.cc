@@ -1,0 +1,97 @@
+#include "net/resolver.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <memory>
+
+namespace webhookd {
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsLocalhostName(std::string_view host) {
+  std::string name = Lower(host);
+  if (!name.empty() && name.back() == '.') name.pop_back();
+  return name == "localhost" || name.ends_with(".localhost");
+}
+
+}  // namespace
+
+Result<std::vector<IpAddress>> SystemResolver::Resolve(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (rc != 0) {
+    return Fail(ErrorKind::kInvalid, "host does not resolve: " + std::string(gai_strerror(rc)));
+  }
+  const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owner(found, freeaddrinfo);
+  std::vector<IpAddress> addresses;
+  for (const addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
+    IpAddress address;
+    if (ai->ai_family == AF_INET && ai->ai_addrlen >= sizeof(sockaddr_in)) {
+      const auto* sin = reinterpret_cast<const sockaddr_in*>(ai->ai_addr);
+      address = IpAddress::V4(ntohl(sin->sin_addr.s_addr));
+    } else if (ai->ai_family == AF_INET6 && ai->ai_addrlen >= sizeof(sockaddr_in6)) {
+      const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(ai->ai_addr);
+      std::array<uint8_t, 16> bytes;
+      std::memcpy(bytes.data(), &sin6->sin6_addr, bytes.size());
+      address = IpAddress::V6(bytes);
+    } else {
+      continue;
+    }
+    if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
+      addresses.push_back(address);
+    }
+  }
+  if (addresses.empty()) return Fail(ErrorKind::kInvalid, "host does not resolve");
+  return addresses;
+}
+
+Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver,
+                                       bool allow_private) {
+  if (host.empty()) return Fail(ErrorKind::kInvalid, "host is empty");
+  if (const std::optional<IpAddress> literal = ParseIpLiteral(host)) {
+    if (!allow_private && !IsPublicAddress(*literal)) {
+      return Fail(ErrorKind::kForbidden,
+                  "address " + literal->ToString() + " is not a public address");
+    }
+    return std::vector<IpAddress>{*literal};
+  }
+  // What looks like an address but did not parse as one (a zone id, bad brackets) must not
+  // reach a resolver that might read it more leniently.
+  if (host.find_first_of(":%[]/@ ") != std::string_view::npos) {
+    return Fail(ErrorKind::kInvalid, "host is not a valid name or address");
+  }
+  if (!allow_private && IsLocalhostName(host)) {
+    return Fail(ErrorKind::kForbidden, "host " + std::string(host) + " is not a public address");
+  }
+  Result<std::vector<IpAddress>> addresses = resolver.Resolve(std::string(host));
+  if (!addresses || addresses->empty()) {
+    return Fail(ErrorKind::kInvalid, "host does not resolve");
+  }
+  if (!allow_private) {
+    // One private answer refuses the host: the connection could land on any of them.
+    for (const IpAddress& address : *addresses) {
+      if (!IsPublicAddress(address)) {
+        return Fail(
+            ErrorKind::kForbidden,
+            "host " + std::string(host) + " resolves to non-public address " + address.ToString());
+      }
+    }
+  }
+  return addresses;
+}
+
+}  // namespace webhookd

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace webhookd {
+
+inline constexpr size_t kMaxUrlLength = 2048;
+
+struct Url {
+  std::string scheme;  // "http" or "https", lowercase
+  std::string host;    // lowercase; IPv6 literals without brackets
+  int port = 0;        // explicit or the scheme's default
+  std::string target;  // path and query, at least "/"; the fragment is dropped
+};
+
+// An absolute http or https URL with a host, at most kMaxUrlLength characters, no
+// user-info, no whitespace or control characters. kInvalid with a reason otherwise.
+Result<Url> ParseUrl(std::string_view text);
+
+}  // namespace webhookd

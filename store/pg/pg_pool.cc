@@ -1,0 +1,55 @@
+#include "store/pg/pg_pool.h"
+
+#include "store/pg/queries.h"
+
+namespace webhookd::pg {
+
+PgPool::PgPool(std::string url, int size, bool generic_plans)
+    : url_(std::move(url)), generic_plans_(generic_plans), conns_(size) {
+  for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
+}
+
+std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, bool generic_plans) {
+  auto conn = std::make_unique<pqxx::connection>(url);
+  {
+    pqxx::nontransaction tx(*conn);
+    tx.exec(std::string("SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '10s';"
+                        " SET application_name = 'webhookd'") +
+            (generic_plans ? "; SET plan_cache_mode = force_generic_plan" : ""));
+  }
+  // libpqxx registers these with the server lazily, on first use, so a connection made
+  // before `migrate` works for the statements that need no table.
+  for (const Query& q : kAllQueries) conn->prepare(std::string(q.name), std::string(q.sql));
+  return conn;
+}
+
+PgPool::Lease PgPool::Acquire() {
+  std::unique_lock lock(mu_);
+  free_cv_.wait(lock, [&] { return !free_.empty(); });
+  const size_t slot = free_.back();
+  free_.pop_back();
+  return Lease(*this, slot);
+}
+
+void PgPool::Release(size_t slot) {
+  {
+    std::lock_guard lock(mu_);
+    free_.push_back(slot);
+  }
+  free_cv_.notify_one();
+}
+
+PgPool::Lease::~Lease() {
+  if (pool_ != nullptr) pool_->Release(slot_);
+}
+
+pqxx::connection& PgPool::Lease::conn() {
+  auto& conn = pool_->conns_[slot_];
+  if (conn && !conn->is_open()) conn.reset();
+  if (!conn) conn = Connect(pool_->url_, pool_->generic_plans_);
+  return *conn;
+}
+
+void PgPool::Lease::Discard() { pool_->conns_[slot_].reset(); }
+
+}  // namespace webhookd::pg

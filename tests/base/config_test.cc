@@ -1,0 +1,243 @@
+#include "base/config.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace webhookd {
+namespace {
+
+using namespace std::chrono_literals;
+
+EnvLookup Env(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+    const auto it = values.find(std::string(name));
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// The error of a configuration that must be refused.
+Error Refused(std::map<std::string, std::string> values) {
+  const Result<Config> config = LoadConfig(Env(std::move(values)));
+  EXPECT_FALSE(config.has_value());
+  return config.has_value() ? Error{} : config.error();
+}
+
+TEST(ConfigTest, DefaultsMatchTheContract) {
+  const Config c = LoadConfig(Env({})).value();
+  EXPECT_EQ(c.database_url, "");
+  EXPECT_EQ(c.addr.host, "127.0.0.1");
+  EXPECT_EQ(c.addr.port, 8080);
+  ASSERT_TRUE(c.worker_addr.has_value());
+  EXPECT_EQ(c.worker_addr->host, "127.0.0.1");
+  EXPECT_EQ(c.worker_addr->port, 9090);
+  EXPECT_FALSE(c.bootstrap_admin_key.has_value());
+  EXPECT_EQ(c.retry_schedule, (std::vector<Duration>{30s, 2min, 10min, 1h}));
+  EXPECT_DOUBLE_EQ(c.retry_jitter, 0.2);
+  EXPECT_EQ(c.worker_concurrency, 64);
+  EXPECT_EQ(c.destination_max_in_flight, 16);
+  EXPECT_EQ(c.connect_timeout, 5s);
+  EXPECT_EQ(c.attempt_timeout, 15s);
+  EXPECT_EQ(c.lease, 60s);
+  EXPECT_EQ(c.max_payload_bytes, 262144u);
+  EXPECT_FALSE(c.allow_private_destinations);
+  EXPECT_EQ(c.log_level, LogLevel::kInfo);
+}
+
+TEST(ConfigTest, ReadsEveryVariable) {
+  const Config c = LoadConfig(Env({
+                                  {"DATABASE_URL", "postgresql://u:p@db/webhookd"},
+                                  {"WEBHOOKD_ADDR", "[::1]:8443"},
+                                  {"WEBHOOKD_WORKER_ADDR", ":0"},
+                                  {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", "whk_abcdefghijklmnop"},
+                                  {"WEBHOOKD_RETRY_SCHEDULE", "1s , 250ms,2m"},
+                                  {"WEBHOOKD_RETRY_JITTER", "0"},
+                                  {"WEBHOOKD_WORKER_CONCURRENCY", "4096"},
+                                  {"WEBHOOKD_DESTINATION_MAX_IN_FLIGHT", "1"},
+                                  {"WEBHOOKD_CONNECT_TIMEOUT", "500ms"},
+                                  {"WEBHOOKD_ATTEMPT_TIMEOUT", "2s"},
+                                  {"WEBHOOKD_LEASE", "3s"},
+                                  {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1024"},
+                                  {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
+                                  {"WEBHOOKD_LOG_LEVEL", "debug"},
+                              }))
+                       .value();
+  EXPECT_EQ(c.database_url, "postgresql://u:p@db/webhookd");
+  EXPECT_EQ(c.addr.host, "::1");
+  EXPECT_EQ(c.addr.port, 8443);
+  ASSERT_TRUE(c.worker_addr.has_value());
+  EXPECT_EQ(c.worker_addr->host, "0.0.0.0");
+  EXPECT_EQ(c.worker_addr->port, 0);
+  EXPECT_EQ(c.bootstrap_admin_key, "whk_abcdefghijklmnop");
+  EXPECT_EQ(c.retry_schedule, (std::vector<Duration>{1s, 250ms, 2min}));
+  EXPECT_DOUBLE_EQ(c.retry_jitter, 0.0);
+  EXPECT_EQ(c.worker_concurrency, 4096);
+  EXPECT_EQ(c.destination_max_in_flight, 1);
+  EXPECT_EQ(c.connect_timeout, 500ms);
+  EXPECT_EQ(c.attempt_timeout, 2s);
+  EXPECT_EQ(c.lease, 3s);
+  EXPECT_EQ(c.max_payload_bytes, 1024u);
+  EXPECT_TRUE(c.allow_private_destinations);
+  EXPECT_EQ(c.log_level, LogLevel::kDebug);
+}
+
+TEST(ConfigTest, EmptyWorkerAddrTurnsItOff) {
+  EXPECT_FALSE(LoadConfig(Env({{"WEBHOOKD_WORKER_ADDR", ""}})).value().worker_addr.has_value());
+}
+
+TEST(ConfigTest, EmptyValuesMeanTheDefault) {
+  const Config c = LoadConfig(Env({{"WEBHOOKD_ADDR", ""},
+                                   {"WEBHOOKD_RETRY_SCHEDULE", ""},
+                                   {"WEBHOOKD_RETRY_JITTER", ""},
+                                   {"WEBHOOKD_LEASE", ""},
+                                   {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", ""},
+                                   {"WEBHOOKD_LOG_LEVEL", ""}}))
+                       .value();
+  EXPECT_EQ(c.addr.port, 8080);
+  EXPECT_EQ(c.retry_schedule.size(), 4u);
+  EXPECT_DOUBLE_EQ(c.retry_jitter, 0.2);
+  EXPECT_EQ(c.lease, 60s);
+  EXPECT_FALSE(c.bootstrap_admin_key.has_value());
+  EXPECT_EQ(c.log_level, LogLevel::kInfo);
+}
+
+TEST(ConfigTest, AcceptsTheBooleanSpellings) {
+  for (const auto& [text, value] : std::vector<std::pair<std::string, bool>>{
+           {"true", true}, {"1", true}, {"false", false}, {"0", false}, {"TRUE", true}}) {
+    EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", text}}))
+                  .value()
+                  .allow_private_destinations,
+              value)
+        << text;
+  }
+}
+
+struct BadCase {
+  std::string name;
+  std::string value;
+};
+
+TEST(ConfigTest, RefusesBadValuesNamingTheVariableAndEchoingTheValue) {
+  const BadCase cases[] = {
+      {"WEBHOOKD_ADDR", "127.0.0.1"},
+      {"WEBHOOKD_ADDR", "127.0.0.1:65536"},
+      {"WEBHOOKD_ADDR", "127.0.0.1:80x"},
+      {"WEBHOOKD_ADDR", "::1:8080"},
+      {"WEBHOOKD_ADDR", "[::1:8080"},
+      {"WEBHOOKD_ADDR", "bad host:80"},
+      {"WEBHOOKD_WORKER_ADDR", "nope"},
+      {"WEBHOOKD_RETRY_SCHEDULE", "30s,,2m"},
+      {"WEBHOOKD_RETRY_SCHEDULE", "30s,2"},
+      {"WEBHOOKD_RETRY_SCHEDULE", "30s,0s"},
+      {"WEBHOOKD_RETRY_SCHEDULE", "30s;2m"},
+      {"WEBHOOKD_RETRY_SCHEDULE", ","},
+      {"WEBHOOKD_RETRY_SCHEDULE", "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s"},
+      {"WEBHOOKD_RETRY_JITTER", "-0.1"},
+      {"WEBHOOKD_RETRY_JITTER", "abc"},
+      {"WEBHOOKD_RETRY_JITTER", "1"},
+      {"WEBHOOKD_RETRY_JITTER", "nan"},
+      {"WEBHOOKD_RETRY_JITTER", "inf"},
+      {"WEBHOOKD_RETRY_JITTER", "0.2x"},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "0"},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "4097"},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "+8"},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "-8"},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "8 "},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "8k"},
+      {"WEBHOOKD_WORKER_CONCURRENCY", "99999999999999999999999"},
+      {"WEBHOOKD_DESTINATION_MAX_IN_FLIGHT", "10001"},
+      {"WEBHOOKD_CONNECT_TIMEOUT", "5"},
+      {"WEBHOOKD_CONNECT_TIMEOUT", "0s"},
+      {"WEBHOOKD_ATTEMPT_TIMEOUT", "1.5s"},
+      {"WEBHOOKD_LEASE", "-60s"},
+      {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1023"},
+      {"WEBHOOKD_MAX_PAYLOAD_BYTES", "67108865"},
+      {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "yes"},
+      {"WEBHOOKD_LOG_LEVEL", "verbose"},
+  };
+  for (const BadCase& c : cases) {
+    const Error e = Refused({{c.name, c.value}});
+    EXPECT_EQ(e.kind, ErrorKind::kInvalid) << c.name << "=" << c.value;
+    EXPECT_TRUE(e.message.starts_with(c.name + ": expected ")) << e.message;
+    EXPECT_NE(e.message.find("\"" + c.value + "\""), std::string::npos) << e.message;
+    EXPECT_EQ(e.message.find('\n'), std::string::npos) << e.message;
+  }
+}
+
+TEST(ConfigTest, JitterMessageIsTheDocumentedOne) {
+  EXPECT_EQ(Refused({{"WEBHOOKD_RETRY_JITTER", "-0.1"}}).message,
+            "WEBHOOKD_RETRY_JITTER: expected a number in [0, 1), got \"-0.1\"");
+}
+
+TEST(ConfigTest, LeaseMustExceedTheAttemptTimeout) {
+  const Error equal = Refused({{"WEBHOOKD_ATTEMPT_TIMEOUT", "30s"}, {"WEBHOOKD_LEASE", "30s"}});
+  EXPECT_TRUE(equal.message.starts_with("WEBHOOKD_LEASE: ")) << equal.message;
+  const Error below = Refused({{"WEBHOOKD_ATTEMPT_TIMEOUT", "90s"}});  // default lease 60s
+  EXPECT_TRUE(below.message.starts_with("WEBHOOKD_LEASE: ")) << below.message;
+  EXPECT_TRUE(
+      LoadConfig(Env({{"WEBHOOKD_ATTEMPT_TIMEOUT", "30s"}, {"WEBHOOKD_LEASE", "30001ms"}})));
+}
+
+TEST(ConfigTest, ControlCharactersInAnEchoedValueStayOnOneLine) {
+  const Error e = Refused({{"WEBHOOKD_LOG_LEVEL", "info\nerror"}});
+  EXPECT_EQ(e.message.find('\n'), std::string::npos) << e.message;
+  EXPECT_TRUE(e.message.starts_with("WEBHOOKD_LOG_LEVEL: ")) << e.message;
+}
+
+TEST(ConfigTest, BootstrapKeyIsCheckedButNeverEchoed) {
+  for (const std::string& bad :
+       {std::string("short-secret-15"), std::string("has a space in the key"),
+        std::string("tab\tinside-the-secret-key"), std::string(257, 'k')}) {
+    const Error e = Refused({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", bad}});
+    EXPECT_TRUE(e.message.starts_with("WEBHOOKD_BOOTSTRAP_ADMIN_KEY: expected ")) << e.message;
+    EXPECT_EQ(e.message.find(bad.substr(0, 8)), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", std::string(16, 'k')}}))
+                .value()
+                .bootstrap_admin_key,
+            std::string(16, 'k'));
+  EXPECT_TRUE(LoadConfig(Env({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", std::string(256, 'k')}})));
+}
+
+TEST(ConfigTest, DatabaseUrlNeverAppearsInAnotherVariablesError) {
+  const Error e =
+      Refused({{"DATABASE_URL", "postgresql://user:hunter2@db/x"}, {"WEBHOOKD_LOG_LEVEL", "loud"}});
+  EXPECT_EQ(e.message.find("hunter2"), std::string::npos) << e.message;
+}
+
+TEST(ListenAddressTest, ParsesTheAcceptedForms) {
+  const auto check = [](std::string_view text, std::string_view host, int port) {
+    const Result<ListenAddress> a = ParseListenAddress(text);
+    ASSERT_TRUE(a.has_value()) << text << ": " << a.error().message;
+    EXPECT_EQ(a->host, host) << text;
+    EXPECT_EQ(a->port, port) << text;
+  };
+  check("127.0.0.1:8080", "127.0.0.1", 8080);
+  check("[::1]:8080", "::1", 8080);
+  check(":8080", "0.0.0.0", 8080);
+  check("localhost:80", "localhost", 80);
+  check("0.0.0.0:0", "0.0.0.0", 0);
+  check("example.com:65535", "example.com", 65535);
+}
+
+TEST(ListenAddressTest, RefusesJunk) {
+  for (const char* bad :
+       {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:+80",
+        "127.0.0.1:8080x", "::1:8080", "[::1]8080", "[]:80", "[nothost]:80", "a b:80", "host/x:80",
+        "127.0.0.1:99999999999999999999"}) {
+    EXPECT_FALSE(ParseListenAddress(bad).has_value()) << bad;
+  }
+}
+
+TEST(LogLevelTest, ParsesTheFourLevels) {
+  EXPECT_EQ(ParseLogLevel("debug").value(), LogLevel::kDebug);
+  EXPECT_EQ(ParseLogLevel("info").value(), LogLevel::kInfo);
+  EXPECT_EQ(ParseLogLevel("warn").value(), LogLevel::kWarn);
+  EXPECT_EQ(ParseLogLevel("error").value(), LogLevel::kError);
+  EXPECT_FALSE(ParseLogLevel("trace").has_value());
+  EXPECT_FALSE(ParseLogLevel("").has_value());
+}
+
+}  // namespace
+}  // namespace webhookd

@@ -18,7 +18,7 @@ struct ListenAddress {
   int port = 0;      // 0..65535; 0 picks a free port
 };
 
-// Every setting of CONTRACT §2, validated.
+// Every setting of docs/configuration.md, validated.
 struct Config {
   std::string database_url;
   ListenAddress addr{"127.0.0.1", 8080};

@@ -58,7 +58,7 @@ class ExpositionWriter {
   std::string text_;
 };
 
-// Every series webhookd exports (CONTRACT §3 "Operations"). Counters count what this
+// Every series webhookd exports (docs/api.md "Operations"). Counters count what this
 // process did; the pending gauges come from the database when rendered.
 class Metrics {
  public:

@@ -188,7 +188,7 @@ struct DeliveryGauges {
   int64_t retrying_over_24h = 0;  // unfinished and created more than 24 h ago
 };
 
-// The health figures of CONTRACT §3 over a window; rates are fractions in [0, 1], and 0
+// The health figures of docs/api.md over a window; rates are fractions in [0, 1], and 0
 // when there was nothing to measure.
 struct HealthStats {
   int64_t attempts = 0;

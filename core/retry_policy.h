@@ -27,7 +27,7 @@ struct Decision {
   bool disable_destination = false;                        // a 410 Gone
 };
 
-// The fixed jittered schedule of CONTRACT §5. Pure: time and chance come in as arguments.
+// The fixed jittered schedule of docs/api.md. Pure: time and chance come in as arguments.
 class RetryPolicy {
  public:
   static constexpr Duration kMaxRetryAfter = std::chrono::hours(24);

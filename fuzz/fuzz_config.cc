@@ -1,5 +1,5 @@
 // Fuzzes the configuration: the input, split at NUL bytes, gives the values of the
-// variables of CONTRACT §2 in the order of kNames (a missing value is an unset variable).
+// variables of docs/configuration.md in the order of kNames (a missing value is an unset variable).
 // Each value also goes to ParseDuration, ParseListenAddress and ParseLogLevel directly.
 #include <array>
 #include <cstddef>
@@ -70,7 +70,7 @@ void CheckConfig(const std::vector<std::string>& values) {
   };
   const webhookd::Result<webhookd::Config> config = webhookd::LoadConfig(env);
   if (!config) {
-    // One line that starts by naming the variable (CONTRACT §1).
+    // One line that starts by naming the variable (docs/configuration.md).
     const std::string& message = config.error().message;
     FUZZ_CHECK(config.error().kind == webhookd::ErrorKind::kInvalid);
     for (char c : message) FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f);

@@ -29,7 +29,7 @@ struct IpAddress {
 // nullopt when `host` is not an IP literal (a name to resolve).
 std::optional<IpAddress> ParseIpLiteral(std::string_view host);
 
-// False for every address of the non-public ranges of CONTRACT §3 (loopback, private,
+// False for every address of the non-public ranges of docs/api.md (loopback, private,
 // link-local, CGNAT, documentation, benchmarking, multicast, reserved, 6to4, NAT64, ULA,
 // and the IPv4-mapped forms of the IPv4 ones).
 bool IsPublicAddress(const IpAddress& address);

@@ -86,8 +86,8 @@ Result<std::optional<Timestamp>> QueryTime(const ApiRequest& req, const std::str
 
 }  // namespace
 
-Api::Api(Store& store, Resolver& resolver, const Config& config, Metrics* metrics)
-    : store_(store), resolver_(resolver), config_(config), metrics_(metrics) {}
+Api::Api(ApiStores stores, Resolver& resolver, const Config& config, Metrics* metrics)
+    : stores_(stores), resolver_(resolver), config_(config), metrics_(metrics) {}
 
 Result<void> Api::CheckDestinationUrl(const std::string& text) {
   if (config_.allow_private_destinations) return {};
@@ -112,7 +112,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.headers = fields->headers.value_or(Headers{});
   d.enabled = fields->enabled.value_or(true);
   d.max_in_flight = fields->max_in_flight.value_or(std::nullopt);
-  auto created = store_.CreateDestination(d);
+  auto created = stores_.destinations.CreateDestination(d);
   if (!created) return std::unexpected(created.error());
   return JsonReply(201, DestinationJson(*created, config_.destination_max_in_flight, true));
 }
@@ -120,7 +120,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
 Result<Reply> Api::GetDestination(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());
-  auto d = store_.GetDestination(*id);
+  auto d = stores_.destinations.GetDestination(*id);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, DestinationJson(*d, config_.destination_max_in_flight, false));
 }
@@ -128,7 +128,7 @@ Result<Reply> Api::GetDestination(const ApiRequest& req) {
 Result<Reply> Api::ListDestinations(const ApiRequest& req) {
   auto page = ParsePage(req, kDestinationPrefix);
   if (!page) return std::unexpected(page.error());
-  auto listing = store_.ListDestinations(*page);
+  auto listing = stores_.destinations.ListDestinations(*page);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kDestinationPrefix, [&](const Destination& d) {
     return DestinationJson(d, config_.destination_max_in_flight, false);
@@ -138,7 +138,7 @@ Result<Reply> Api::ListDestinations(const ApiRequest& req) {
 Result<Reply> Api::GetDestinationSecret(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());
-  auto d = store_.GetDestination(*id);
+  auto d = stores_.destinations.GetDestination(*id);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, Json{{"secret", d->secret}});
 }
@@ -153,7 +153,7 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   if (fields->url) {
     if (auto ok = CheckDestinationUrl(*fields->url); !ok) return std::unexpected(ok.error());
   }
-  auto d = store_.UpdateDestination(*id, *fields);
+  auto d = stores_.destinations.UpdateDestination(*id, *fields);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, DestinationJson(*d, config_.destination_max_in_flight, false));
 }
@@ -161,7 +161,8 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
 Result<Reply> Api::DeleteDestination(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());
-  if (auto ok = store_.DeleteDestination(*id); !ok) return std::unexpected(ok.error());
+  if (auto ok = stores_.destinations.DeleteDestination(*id); !ok)
+    return std::unexpected(ok.error());
   return Reply{204, "", "", {}};
 }
 
@@ -178,7 +179,7 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
   auto event = ParseNewEvent(*body);
   if (!event) return std::unexpected(event.error());
   if (req.unverified_key_hash) event->verify_key_hash = *req.unverified_key_hash;
-  auto receipt = store_.InsertEvent(*event, key);
+  auto receipt = stores_.events.InsertEvent(*event, key);
   if (!receipt) return std::unexpected(receipt.error());
   Reply reply = JsonReply(202, ReceiptJson(receipt->event));
   if (receipt->replayed) {
@@ -193,7 +194,7 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
 Result<Reply> Api::GetEvent(const ApiRequest& req) {
   auto id = PathId(req, kEventPrefix, "event");
   if (!id) return std::unexpected(id.error());
-  auto event = store_.GetEvent(*id);
+  auto event = stores_.events.GetEvent(*id);
   if (!event) return std::unexpected(event.error());
   return JsonReply(200, EventJson(*event, /*with_deliveries=*/true));
 }
@@ -212,7 +213,7 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
   if (!before) return std::unexpected(before.error());
   filter.after = *after;
   filter.before = *before;
-  auto listing = store_.ListEvents(filter, *page);
+  auto listing = stores_.events.ListEvents(filter, *page);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kEventPrefix, [](const Event& e) { return EventJson(e, false); });
 }
@@ -220,7 +221,7 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
 Result<Reply> Api::GetDelivery(const ApiRequest& req) {
   auto id = PathId(req, kDeliveryPrefix, "delivery");
   if (!id) return std::unexpected(id.error());
-  auto d = store_.GetDelivery(*id);
+  auto d = stores_.deliveries.GetDelivery(*id);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, DeliveryJson(*d));
 }
@@ -239,7 +240,7 @@ Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
           {{"status", "must be pending, in_flight, succeeded, dead_lettered or cancelled"}});
     }
   }
-  auto listing = store_.ListDeliveries(filter, *page);
+  auto listing = stores_.deliveries.ListDeliveries(filter, *page);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kDeliveryPrefix, DeliveryJson);
 }
@@ -247,7 +248,7 @@ Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
 Result<Reply> Api::ListAttempts(const ApiRequest& req) {
   auto id = PathId(req, kDeliveryPrefix, "delivery");
   if (!id) return std::unexpected(id.error());
-  auto attempts = store_.ListAttempts(*id);
+  auto attempts = stores_.deliveries.ListAttempts(*id);
   if (!attempts) return std::unexpected(attempts.error());
   Json data = Json::array();
   for (const Attempt& a : *attempts) data.push_back(AttemptJson(a));
@@ -283,7 +284,7 @@ Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
   if (!page) return std::unexpected(page.error());
   auto filter = DeadLetterFilterFrom(req);
   if (!filter) return std::unexpected(filter.error());
-  auto listing = store_.ListDeadLetters(*filter, *page);
+  auto listing = stores_.dead_letters.ListDeadLetters(*filter, *page);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kDeadLetterPrefix, DeadLetterJson);
 }
@@ -291,7 +292,7 @@ Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
 Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
   auto id = PathId(req, kDeadLetterPrefix, "dead letter");
   if (!id) return std::unexpected(id.error());
-  auto delivery = store_.ReplayDeadLetter(*id);
+  auto delivery = stores_.dead_letters.ReplayDeadLetter(*id);
   if (!delivery) return std::unexpected(delivery.error());
   if (metrics_ != nullptr) metrics_->replays.Inc();
   Log(LogLevel::kInfo, "replayed a dead letter",
@@ -321,7 +322,7 @@ Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   }
   auto filter = DeadLetterFilterFrom(as_query);
   if (!filter) return std::unexpected(filter.error());
-  auto count = store_.ReplayDeadLetters(*filter);
+  auto count = stores_.dead_letters.ReplayDeadLetters(*filter);
   if (!count) return std::unexpected(count.error());
   if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(*count));
   Log(LogLevel::kInfo, "replayed dead letters in bulk", {{"count", *count}});
@@ -337,7 +338,7 @@ Result<Reply> Api::GetStats(const ApiRequest& req) {
     }
     window = *parsed;
   }
-  auto stats = store_.Stats(window);
+  auto stats = stores_.operations.Stats(window);
   if (!stats) return std::unexpected(stats.error());
   return JsonReply(200, Json{{"window", FormatDuration(window)},
                              {"attempts", stats->attempts},

@@ -10,7 +10,11 @@
 #include "base/metrics.h"
 #include "net/resolver.h"
 #include "server/problem.h"
-#include "store/store.h"
+#include "store/dead_letter_store.h"
+#include "store/delivery_reads.h"
+#include "store/destination_store.h"
+#include "store/event_store.h"
+#include "store/operations_store.h"
 
 namespace webhookd {
 
@@ -24,13 +28,22 @@ struct ApiRequest {
   std::optional<std::string> unverified_key_hash;
 };
 
-// The REST API of CONTRACT §3, one method per route: validate, make one store call, map
+// The stores the REST API reads and writes, each borrowed.
+struct ApiStores {
+  DestinationStore& destinations;
+  EventStore& events;
+  DeliveryReads& deliveries;
+  DeadLetterStore& dead_letters;
+  OperationsStore& operations;
+};
+
+// The REST API, one method per route: validate, make one store call, map
 // the result. Authentication and routing happen before (see HttpServer).
 class Api {
  public:
   // Borrows every argument; each must outlive the Api.
   // `metrics` may be null.
-  Api(Store& store, Resolver& resolver, const Config& config, Metrics* metrics = nullptr);
+  Api(ApiStores stores, Resolver& resolver, const Config& config, Metrics* metrics = nullptr);
 
   Result<Reply> CreateDestination(const ApiRequest& req);
   Result<Reply> GetDestination(const ApiRequest& req);
@@ -56,7 +69,7 @@ class Api {
   // kInvalid on `url` when its host is or resolves to a non-public address.
   Result<void> CheckDestinationUrl(const std::string& url);
 
-  Store& store_;
+  ApiStores stores_;
   Resolver& resolver_;
   const Config& config_;
   Metrics* metrics_;

@@ -33,7 +33,7 @@ Result<std::string> Authenticator::HashOf(std::string_view header) {
 }
 
 Result<void> Authenticator::Lookup(const std::string& hash, Role needed) {
-  auto found = store_.FindApiKey(hash);
+  auto found = keys_.FindApiKey(hash);
   if (!found) return std::unexpected(found.error());
   if (!*found) return std::unexpected(Unauthorized());
   {

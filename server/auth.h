@@ -8,14 +8,14 @@
 #include <unordered_map>
 
 #include "core/api_key.h"
-#include "store/store.h"
+#include "store/key_store.h"
 
 namespace webhookd {
 
 // Bearer API keys: looked up by their SHA-256, compared in constant time.
 class Authenticator {
  public:
-  explicit Authenticator(Store& store) : store_(store) {}
+  explicit Authenticator(KeyStore& keys) : keys_(keys) {}
 
   // kUnauthorized with one message for a missing, malformed, unknown or revoked key (so
   // an answer tells a caller nothing about which); kForbidden when the key's role is not
@@ -41,7 +41,7 @@ class Authenticator {
   Result<std::string> HashOf(std::string_view authorization_header);
   Result<void> Lookup(const std::string& hash, Role needed);
 
-  Store& store_;
+  KeyStore& keys_;
   std::mutex mu_;
   std::unordered_map<std::string, Seen> seen_;  // guarded by mu_; hashes of live keys
 };

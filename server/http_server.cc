@@ -94,9 +94,9 @@ void Write(httplib::Response& res, const Reply& reply) {
 
 }  // namespace
 
-HttpServer::HttpServer(Store& store, Api* api, Authenticator* auth, Options options,
+HttpServer::HttpServer(OperationsStore& operations, Api* api, Authenticator* auth, Options options,
                        RequestObserver observer, MetricsSource metrics)
-    : store_(store),
+    : operations_(operations),
       api_(api),
       auth_(auth),
       options_(std::move(options)),
@@ -110,7 +110,7 @@ HttpServer::~HttpServer() = default;
 
 void HttpServer::Setup() {
   httplib::Server& http = *http_;
-  // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs (PERFORMANCE.md).
+  // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs .
   http.set_tcp_nodelay(true);
   // Debian's cpp-httplib listens with a backlog of 5: 64 clients connecting at once
   // overflow it and stall for a SYN retransmit. Remember the socket to listen() again.
@@ -138,7 +138,7 @@ void HttpServer::Setup() {
       return;
     }
     if (path == "/readyz") {
-      auto ready = store_.Ready();
+      auto ready = operations_.Ready();
       const bool ok = ready && *ready;
       if (!ready) Log(LogLevel::kWarn, "not ready", {{"error", ready.error().message}});
       Write(res, ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}

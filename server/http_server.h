@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/config.h"
-#include "store/store.h"
+#include "store/operations_store.h"
 
 namespace httplib {
 class Server;
@@ -31,7 +31,7 @@ class HttpServer {
   };
 
   // Borrows every argument; `api`, `auth`, `observer` and `metrics` may be null/empty.
-  HttpServer(Store& store, Api* api, Authenticator* auth, Options options,
+  HttpServer(OperationsStore& operations, Api* api, Authenticator* auth, Options options,
              RequestObserver observer = nullptr, MetricsSource metrics = nullptr);
   ~HttpServer();
 
@@ -45,7 +45,7 @@ class HttpServer {
  private:
   void Setup();
 
-  Store& store_;
+  OperationsStore& operations_;
   Api* api_;
   Authenticator* auth_;
   Options options_;

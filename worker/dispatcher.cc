@@ -48,9 +48,9 @@ void Dispatcher::Observe(const AttemptRecord& r, Timestamp now) {
   }
 }
 
-Dispatcher::Dispatcher(Store& store, Sender& sender, Clock& clock, Random& random,
+Dispatcher::Dispatcher(DeliveryQueue& queue, Sender& sender, Clock& clock, Random& random,
                        const RetryPolicy& policy, Options options, Metrics* metrics)
-    : store_(store),
+    : queue_(queue),
       sender_(sender),
       clock_(clock),
       random_(random),
@@ -87,7 +87,7 @@ void Dispatcher::ListenLoop() {
   Duration delay = kFirstBackoff;
   while (!stopping_) {
     if (!listener) {
-      auto made = store_.Listen();
+      auto made = queue_.Listen();
       if (!made) {
         Backoff(delay);
         continue;
@@ -117,7 +117,7 @@ void Dispatcher::Run() {
   while (!stopping_) {
     if (std::chrono::steady_clock::now() - last_sweep >= kSweepEvery) {
       last_sweep = std::chrono::steady_clock::now();
-      if (auto swept = store_.RequeueExpiredLeases(); swept && *swept > 0) {
+      if (auto swept = queue_.RequeueExpiredLeases(); swept && *swept > 0) {
         Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
       }
     }
@@ -125,7 +125,7 @@ void Dispatcher::Run() {
     int want = std::min(free, options_.claim_batch);
     int got = 0;
     if (want > 0) {
-      auto claimed = store_.ClaimDue(want, options_.lease, options_.default_max_in_flight);
+      auto claimed = queue_.ClaimDue(want, options_.lease, options_.default_max_in_flight);
       if (!claimed) {
         Log(LogLevel::kWarn, "claim failed; retrying", {{"error", claimed.error().message}});
         Backoff(delay);
@@ -151,7 +151,7 @@ void Dispatcher::Run() {
     if (want > 0 && got > 0) {
       timeout = kCappedPoll;
     } else if (want > 0) {
-      auto next = store_.NextDueAt();
+      auto next = queue_.NextDueAt();
       if (next && *next) {
         const Duration until = **next - clock_.Now();
         // Due work we could not claim waits on another destination's cap: poll gently.
@@ -175,7 +175,7 @@ void Dispatcher::Run() {
   }
   jobs_cv_.notify_all();
   if (!unstarted.empty()) {
-    auto released = store_.ReleaseClaims(unstarted);
+    auto released = queue_.ReleaseClaims(unstarted);
     Log(LogLevel::kInfo, "released unstarted deliveries on shutdown",
         {{"count", static_cast<int64_t>(unstarted.size())}, {"ok", released.has_value()}});
   }
@@ -308,7 +308,7 @@ void Dispatcher::RecordLoop() {
       records_.erase(records_.begin(), records_.begin() + take);
     }
     if (batch.empty()) continue;
-    auto written = store_.RecordOutcomes(batch);
+    auto written = queue_.RecordOutcomes(batch);
     if (!written) {
       // Keep the outcomes and retry: a lease that runs out meanwhile makes them stale
       // (the claim token no longer matches) and the delivery is simply sent again.

@@ -10,7 +10,7 @@
 #include "base/clock.h"
 #include "base/random.h"
 #include "core/retry_policy.h"
-#include "store/store.h"
+#include "store/delivery_queue.h"
 #include "worker/sender.h"
 
 namespace webhookd {
@@ -37,8 +37,8 @@ class Dispatcher {
   };
 
   // Borrows every argument; each must outlive the Dispatcher. `metrics` may be null.
-  Dispatcher(Store& store, Sender& sender, Clock& clock, Random& random, const RetryPolicy& policy,
-             Options options, Metrics* metrics = nullptr);
+  Dispatcher(DeliveryQueue& queue, Sender& sender, Clock& clock, Random& random,
+             const RetryPolicy& policy, Options options, Metrics* metrics = nullptr);
   ~Dispatcher();
 
   // Runs until Stop(): then stops claiming, hands back what has not started, lets sends
@@ -63,7 +63,7 @@ class Dispatcher {
   void Backoff(Duration& delay);
   void Observe(const AttemptRecord& r, Timestamp now);
 
-  Store& store_;
+  DeliveryQueue& queue_;
   Sender& sender_;
   Clock& clock_;
   Random& random_;

@@ -1,14 +1,29 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "base/config.h"
+#include "base/result.h"
+#include "store/store.h"
+
 namespace webhookd::cmd {
 
-// Each returns the process exit code: 0 done, 1 failed, 2 bad usage or configuration.
+// Each command returns the process exit code: 0 done, 1 failed, 2 bad usage or
+// configuration.
 int Migrate(const std::vector<std::string>& args);
-int Serve(const std::vector<std::string>& args, bool api, bool worker);
+enum class Mode { kServer, kWorker, kAll };
+int Serve(const std::vector<std::string>& args, Mode mode);
 int Keys(const std::vector<std::string>& args);
 int DeadLetters(const std::vector<std::string>& args);
+
+// What a store is opened for; it sizes the connection pool.
+enum class StoreUse { kServer, kWorker, kCommand };
+// The store in use (PostgreSQL at config.database_url). Defined in serve.cc, the
+// composition root.
+std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use);
+// Applies every embedded migration not applied yet; returns the versions applied.
+Result<std::vector<std::string>> ApplyMigrations(const std::string& database_url);
 
 }  // namespace webhookd::cmd

@@ -1,4 +1,4 @@
-// webhookd: the composition root. Parses the command and hands over to it.
+// webhookd: parses the command and hands over to it.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -24,7 +24,7 @@ Commands:
   version                 print the version
 
 Every command answers --help. Configuration comes from the environment (DATABASE_URL,
-WEBHOOKD_ADDR, WEBHOOKD_RETRY_SCHEDULE, ...): see the README and CONTRACT §2.
+WEBHOOKD_ADDR, WEBHOOKD_RETRY_SCHEDULE, ...): see docs/configuration.md.
 )";
 
 }  // namespace
@@ -46,9 +46,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "migrate") return webhookd::cmd::Migrate(args);
-  if (command == "server") return webhookd::cmd::Serve(args, /*api=*/true, /*worker=*/false);
-  if (command == "worker") return webhookd::cmd::Serve(args, /*api=*/false, /*worker=*/true);
-  if (command == "all") return webhookd::cmd::Serve(args, /*api=*/true, /*worker=*/true);
+  if (command == "server") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kServer);
+  if (command == "worker") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kWorker);
+  if (command == "all") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kAll);
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
   std::fprintf(stderr, "webhookd: unknown command \"%s\"; see webhookd --help\n", command.c_str());

@@ -1,4 +1,4 @@
-// The REST API of CONTRACT §3 end to end: the real binary, a real database and a real
+// The REST API of docs/api.md end to end: the real binary, a real database and a real
 // receiver on loopback. Auth, every route's happy path, idempotent replays, 404/405, and
 // the SSRF guard on destination URLs.
 #include <gtest/gtest.h>

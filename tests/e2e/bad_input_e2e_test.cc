@@ -1,6 +1,6 @@
 // A table of malformed and invalid requests against the real binary and database: each
 // gets the contract's 4xx as RFC 9457 problem+json, none writes a row, and the process
-// keeps answering afterwards (CONTRACT §3, "Errors").
+// keeps answering afterwards (docs/api.md, "Errors").
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>

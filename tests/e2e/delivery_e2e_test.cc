@@ -1,5 +1,5 @@
 // The delivery engine end to end: the real binary, a real PostgreSQL and scripted
-// receivers on loopback. Covers the wire format (CONTRACT §4), the outcome table and the
+// receivers on loopback. Covers the wire format (docs/api.md), the outcome table and the
 // retry schedule (§5) and the at-least-once guarantees (§6).
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -97,7 +97,7 @@ class DeliveryE2eTest : public ::testing::Test {
 };
 
 TEST(SignatureCheckTest, TheTestsVerifierMatchesTheSpecVector) {
-  // The verifier the tests below rely on must itself be right (CONTRACT §4's vector).
+  // The verifier the tests below rely on must itself be right (docs/api.md's vector).
   EXPECT_EQ(
       ExpectedSignature("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek",
                         "1614265330", R"({"test": 2432232314})"),

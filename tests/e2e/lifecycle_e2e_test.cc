@@ -1,4 +1,4 @@
-// The binary's life cycle (CONTRACT §1, §2): readiness before and after `migrate`, a
+// The binary's life cycle (docs/configuration.md, §2): readiness before and after `migrate`, a
 // clean exit on SIGTERM, --help everywhere, exit 2 with one line for a bad environment
 // value, and `keys create | list | revoke` working against a running server.
 #include <gtest/gtest.h>

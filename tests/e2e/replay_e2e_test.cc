@@ -1,4 +1,4 @@
-// Dead letters and replay end to end (CONTRACT §3 "Dead letters and replay", §4): a
+// Dead letters and replay end to end (docs/api.md "Dead letters and replay", §4): a
 // replayed delivery keeps its webhook-id, is signed afresh, continues the attempt log,
 // and only admins may list or replay.
 #include <gtest/gtest.h>

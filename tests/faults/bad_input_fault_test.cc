@@ -1,4 +1,4 @@
-// Bad input under load (CONTRACT §3 "no request, however malformed, gets a 5xx, crashes
+// Bad input under load (docs/api.md "no request, however malformed, gets a 5xx, crashes
 // the process or leaves partial rows"): 10,000 requests over 16 concurrent connections, a
 // fifth of them malformed in a dozen ways, the rest valid events. Every bad one gets a
 // 4xx, every valid one a 202 and a delivery, nothing else is stored, and the server's

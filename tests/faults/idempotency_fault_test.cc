@@ -1,4 +1,4 @@
-// Concurrent requests with one Idempotency-Key (CONTRACT §3): 50 POST /v1/events at once
+// Concurrent requests with one Idempotency-Key (docs/api.md): 50 POST /v1/events at once
 // with the same key and body create exactly one event (and its deliveries), and every
 // answer is the first one's 202 with the same event id, or a 409 while it is still being
 // written. Several rounds, each with a fresh key, to give the race more chances.

@@ -1,4 +1,4 @@
-// Slow and broken receivers (CONTRACT §5, §2 WEBHOOKD_ATTEMPT_TIMEOUT and
+// Slow and broken receivers (docs/api.md, §2 WEBHOOKD_ATTEMPT_TIMEOUT and
 // WEBHOOKD_DESTINATION_MAX_IN_FLIGHT): raw listeners that never answer, trickle a byte a
 // second, close mid-response, or answer 200 with a 10 MB body each end in the outcome the
 // contract names within the attempt timeout; and with all four present, healthy

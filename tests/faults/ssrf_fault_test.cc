@@ -1,4 +1,4 @@
-// The private-network guard (CONTRACT §3 WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, §5 refused
+// The private-network guard (docs/api.md WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, §5 refused
 // = permanent): with the guard on, destinations that name loopback in any spelling are
 // refused by the API, and the ones that reach the database anyway (inserted with SQL)
 // are dead-lettered at delivery time without a single connection to the listeners on

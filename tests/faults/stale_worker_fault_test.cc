@@ -1,4 +1,4 @@
-// A worker that lost its lease changes nothing when it comes back (CONTRACT §6: "every
+// A worker that lost its lease changes nothing when it comes back (docs/architecture.md: "every
 // change to a claimed delivery presents the claim's token"). Worker A claims deliveries
 // and is SIGSTOPped while the receiver holds its requests; its 2 s lease runs out; worker
 // B claims and delivers the same deliveries; then A gets SIGCONT, finishes its stale

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "server/problem.h"
-#include "tests/testing/stub_store.h"
+#include "tests/testing/stub_stores.h"
 
 namespace webhookd {
 namespace {
 
-using testing::StubStore;
+using testing::StubApiStores;
 
 class FixedResolver final : public Resolver {
  public:
@@ -23,7 +23,7 @@ class FixedResolver final : public Resolver {
 
 class ApiTest : public ::testing::Test {
  protected:
-  ApiTest() : api_(store_, resolver_, config_) {
+  ApiTest() : api_(store_.stores(), resolver_, config_) {
     resolver_.answer = {IpAddress::V4(0x5DB8D822)};  // 93.184.216.34, public
   }
   static ApiRequest Body(std::string body) {
@@ -35,7 +35,7 @@ class ApiTest : public ::testing::Test {
     return nlohmann::json::parse(ProblemReply(e).body);
   }
 
-  StubStore store_;
+  StubApiStores store_;
   FixedResolver resolver_;
   Config config_;
   Api api_;

@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/testing/stub_store.h"
+#include "tests/testing/stub_stores.h"
 
 namespace webhookd {
 namespace {
 
-using testing::StubStore;
+using testing::StubKeyStore;
 
 constexpr const char* kHeader = "Bearer whk_test_key_0123456789";
 
@@ -27,7 +27,7 @@ class AuthTest : public ::testing::Test {
     };
   }
 
-  StubStore store_;
+  StubKeyStore store_;
   Authenticator auth_{store_};
   int lookups_ = 0;
   bool live_ = true;

@@ -37,7 +37,7 @@ class FakeListener final : public WakeupListener {
 
 // Only what the dispatcher uses has behaviour; everything else fails with kInternal.
 // A delivery recorded as pending is due again at once, with a new claim token.
-class FakeStore final : public Store {
+class FakeQueue final : public DeliveryQueue {
  public:
   std::mutex mu;
   std::condition_variable cv;
@@ -108,41 +108,6 @@ class FakeStore final : public Store {
   Result<std::unique_ptr<WakeupListener>> Listen() override {
     return std::unique_ptr<WakeupListener>(std::make_unique<FakeListener>());
   }
-
-  Result<bool> Ready() override { return No(); }
-  Result<ApiKeyInfo> CreateApiKey(const std::string&, Role, const std::string&) override {
-    return No();
-  }
-  Result<void> EnsureAdminKey(const std::string&) override { return No(); }
-  Result<std::vector<ApiKeyInfo>> ListApiKeys() override { return No(); }
-  Result<void> RevokeApiKey(int64_t) override { return No(); }
-  Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string&) override { return No(); }
-  Result<Destination> CreateDestination(const Destination&) override { return No(); }
-  Result<Destination> GetDestination(int64_t) override { return No(); }
-  Result<Listing<Destination>> ListDestinations(const Page&) override { return No(); }
-  Result<Destination> UpdateDestination(int64_t, const DestinationFields&) override { return No(); }
-  Result<void> DeleteDestination(int64_t) override { return No(); }
-  Result<IngestReceipt> InsertEvent(const NewEvent&,
-                                    const std::optional<IdempotencyKey>&) override {
-    return No();
-  }
-  Result<Event> GetEvent(int64_t) override { return No(); }
-  Result<Listing<Event>> ListEvents(const EventFilter&, const Page&) override { return No(); }
-  Result<Delivery> GetDelivery(int64_t) override { return No(); }
-  Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter&, const Page&) override {
-    return No();
-  }
-  Result<std::vector<Attempt>> ListAttempts(int64_t) override { return No(); }
-  Result<DeliveryGauges> CountDeliveries() override { return No(); }
-  Result<HealthStats> Stats(Duration) override { return No(); }
-  Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter&, const Page&) override {
-    return No();
-  }
-  Result<int64_t> ReplayDeadLetter(int64_t) override { return No(); }
-  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter&) override { return No(); }
-
- private:
-  static std::unexpected<Error> No() { return Fail(ErrorKind::kInternal, "not in this fake"); }
 };
 
 SendResult Answer(int status, std::optional<std::string> retry_after = std::nullopt) {
@@ -246,7 +211,7 @@ class Running {
 const RetryPolicy kPolicy({10s, 20s}, 0.2);
 
 TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender({Answer(503), Answer(200)});
   FakeClock clock;
   FakeRandom random({0.25});
@@ -292,7 +257,7 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
 }
 
 TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender({Answer(500), Answer(204)});
   FakeClock clock;
   FakeRandom random({0.5});
@@ -330,7 +295,7 @@ TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {
 }
 
 TEST(DispatcherTest, RetryAfterAndA429AreScaledAsTheContractSays) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender({Answer(503, "7"), Answer(429), Answer(429, "1"), Answer(200)});
   FakeClock clock;
   FakeRandom random({0.25});
@@ -349,7 +314,7 @@ TEST(DispatcherTest, RetryAfterAndA429AreScaledAsTheContractSays) {
 }
 
 TEST(DispatcherTest, A410DeadLettersAndDisablesTheDestination) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender({Answer(410)});
   FakeClock clock;
   FakeRandom random({0.5});
@@ -371,7 +336,7 @@ TEST(DispatcherTest, A410DeadLettersAndDisablesTheDestination) {
 }
 
 TEST(DispatcherTest, OtherPermanentFailuresDoNotDisable) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender({Answer(404)});
   FakeClock clock;
   FakeRandom random({0.5});
@@ -387,7 +352,7 @@ TEST(DispatcherTest, OtherPermanentFailuresDoNotDisable) {
 
 TEST(DispatcherTest, TheLastAttemptOfACycleExhausts) {
   // A replayed delivery: 7 attempts in all, 2 of them in this cycle of 3 (schedule of 2).
-  FakeStore store;
+  FakeQueue store;
   SendResult refused;
   refused.error = "HTTP Connection";
   FakeSender sender({refused});
@@ -411,7 +376,7 @@ TEST(DispatcherTest, TheLastAttemptOfACycleExhausts) {
 }
 
 TEST(DispatcherTest, AnUnusableSecretIsAPermanentFailureAndNothingIsSent) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender;
   FakeClock clock;
   FakeRandom random({0.5});
@@ -428,7 +393,7 @@ TEST(DispatcherTest, AnUnusableSecretIsAPermanentFailureAndNothingIsSent) {
 }
 
 TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender;
   sender.SetOpen(false);
   FakeClock clock;
@@ -452,7 +417,7 @@ TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {
 }
 
 TEST(DispatcherTest, StopLetsASendInProgressFinishAndRecordsIt) {
-  FakeStore store;
+  FakeQueue store;
   FakeSender sender;
   sender.SetOpen(false);
   FakeClock clock;
@@ -481,7 +446,7 @@ TEST(DispatcherTest, StopReleasesClaimedButUnstartedJobs) {
   // senders start first is up to the scheduler, so repeat until some were left unstarted.
   bool saw_release = false;
   for (int round = 0; round < 30 && !saw_release; ++round) {
-    FakeStore store;
+    FakeQueue store;
     FakeSender sender;
     FakeClock clock;
     FakeRandom random({0.5});

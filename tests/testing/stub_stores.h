@@ -1,24 +1,32 @@
 #pragma once
 
 #include <functional>
-#include <mutex>
-#include <vector>
+#include <optional>
+#include <string>
 
-#include "store/store.h"
+#include "server/api.h"
+#include "store/key_store.h"
 
 namespace webhookd::testing {
 
-// A Store whose every method fails with kInternal unless a test scripts it; it counts
-// the calls it gets, so a test can assert that bad input never reached the store.
-class StubStore : public Store {
+// Counts calls and fails each unscripted one with kInternal, so a test can assert that bad
+// input never reached the store.
+class CallCounter {
  public:
   int calls = 0;
-  std::function<Result<Destination>(const Destination&)> on_create_destination;
-  std::function<Result<IngestReceipt>(const NewEvent&, const std::optional<IdempotencyKey>&)>
-      on_insert_event;
+
+ protected:
+  std::unexpected<Error> No() {
+    ++calls;
+    return Fail(ErrorKind::kInternal, "not scripted");
+  }
+};
+
+// The KeyStore the Authenticator reads, with a scriptable lookup.
+class StubKeyStore final : public KeyStore, public CallCounter {
+ public:
   std::function<Result<std::optional<ApiKeyInfo>>(const std::string&)> on_find_api_key;
 
-  Result<bool> Ready() override { return Count(true); }
   Result<ApiKeyInfo> CreateApiKey(const std::string&, Role, const std::string&) override {
     return No();
   }
@@ -30,6 +38,22 @@ class StubStore : public Store {
     if (on_find_api_key) return on_find_api_key(hash);
     return No();
   }
+};
+
+// Every store the REST API uses, with creating a destination and ingesting scriptable.
+class StubApiStores final : public DestinationStore,
+                            public EventStore,
+                            public DeliveryReads,
+                            public DeadLetterStore,
+                            public OperationsStore,
+                            public CallCounter {
+ public:
+  std::function<Result<Destination>(const Destination&)> on_create_destination;
+  std::function<Result<IngestReceipt>(const NewEvent&, const std::optional<IdempotencyKey>&)>
+      on_insert_event;
+
+  ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this}; }
+
   Result<Destination> CreateDestination(const Destination& d) override {
     ++calls;
     if (on_create_destination) return on_create_destination(d);
@@ -52,32 +76,17 @@ class StubStore : public Store {
     return No();
   }
   Result<std::vector<Attempt>> ListAttempts(int64_t) override { return No(); }
-  Result<std::vector<ClaimedDelivery>> ClaimDue(int, Duration, int) override { return No(); }
-  Result<std::vector<int64_t>> RecordOutcomes(std::span<const AttemptRecord>) override {
-    return No();
-  }
-  Result<int> ReleaseClaims(std::span<const ReleasedClaim>) override { return No(); }
-  Result<int> RequeueExpiredLeases() override { return No(); }
-  Result<std::optional<Timestamp>> NextDueAt() override { return No(); }
-  Result<std::unique_ptr<WakeupListener>> Listen() override { return No(); }
-  Result<DeliveryGauges> CountDeliveries() override { return No(); }
-  Result<HealthStats> Stats(Duration) override { return No(); }
   Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter&, const Page&) override {
     return No();
   }
   Result<int64_t> ReplayDeadLetter(int64_t) override { return No(); }
   Result<int64_t> ReplayDeadLetters(const DeadLetterFilter&) override { return No(); }
-
- private:
-  template <typename T>
-  T Count(T value) {
+  Result<bool> Ready() override {
     ++calls;
-    return value;
+    return true;
   }
-  std::unexpected<Error> No() {
-    ++calls;
-    return Fail(ErrorKind::kInternal, "not scripted");
-  }
+  Result<DeliveryGauges> CountDeliveries() override { return No(); }
+  Result<HealthStats> Stats(Duration) override { return No(); }
 };
 
 }  // namespace webhookd::testing

@@ -1,0 +1,211 @@
+// The composition root: the one place that knows PostgreSQL is the store in use and
+// builds the real clock, random source, resolver, sender and stores.
+//
+// Threads of `webhookd all` (docs/architecture.md has the whole model): this thread
+// runs the dispatcher's claim loop (worker, all) or waits for the HTTP thread; one HTTP
+// thread accepts and hands connections to the server's pool; one thread waits for
+// SIGTERM/SIGINT (blocked in every other thread) and stops things in order; one thread
+// stores the bootstrap admin key while the database is not up yet.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "base/log.h"
+#include "base/metrics.h"
+#include "base/random.h"
+#include "cmd/webhookd/cli.h"
+#include "cmd/webhookd/commands.h"
+#include "core/api_key.h"
+#include "core/retry_policy.h"
+#include "net/resolver.h"
+#include "server/api.h"
+#include "server/auth.h"
+#include "server/http_server.h"
+#include "store/pg/migrator.h"
+#include "store/pg/pg_store.h"
+#include "worker/dispatcher.h"
+#include "worker/http_sender.h"
+
+namespace webhookd::cmd {
+namespace {
+
+constexpr const char* kServeHelp = R"(Usage: webhookd server | worker | all
+
+server  the REST API on WEBHOOKD_ADDR (default 127.0.0.1:8080), with /healthz, /readyz
+        and /metrics
+worker  delivers webhooks; serves /healthz, /readyz, /metrics on WEBHOOKD_WORKER_ADDR
+        (default 127.0.0.1:9090; port 0 picks a free port; empty turns it off)
+all     both in one process, everything on WEBHOOKD_ADDR
+
+SIGTERM or SIGINT stops cleanly: the listener closes, deliveries in progress finish and
+are recorded, unstarted ones are handed back, then the process exits 0.
+Environment: DATABASE_URL, WEBHOOKD_ADDR, WEBHOOKD_WORKER_ADDR,
+WEBHOOKD_BOOTSTRAP_ADMIN_KEY, WEBHOOKD_RETRY_SCHEDULE, WEBHOOKD_RETRY_JITTER,
+WEBHOOKD_WORKER_CONCURRENCY, WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_CONNECT_TIMEOUT,
+WEBHOOKD_ATTEMPT_TIMEOUT, WEBHOOKD_LEASE, WEBHOOKD_MAX_PAYLOAD_BYTES,
+WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL.
+)";
+
+// Blocks SIGTERM and SIGINT in every thread made after this, so one thread can wait for
+// them with sigwait and stop things in order.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+// The gauges read from PostgreSQL, cached so a scrape every second costs the database
+// one small query every few seconds.
+class CachedGauges {
+ public:
+  explicit CachedGauges(OperationsStore& store) : store_(store) {}
+  Metrics::Gauges Get() {
+    std::lock_guard lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - fetched_ >= std::chrono::seconds(5)) {
+      if (auto g = store_.CountDeliveries()) {
+        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight};
+        fetched_ = now;
+      }
+    }
+    return gauges_;
+  }
+
+ private:
+  OperationsStore& store_;
+  std::mutex mu_;
+  Metrics::Gauges gauges_;
+  std::chrono::steady_clock::time_point fetched_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
+  // Connections for API requests: the server's handlers borrow one per store call.
+  const int pool = use == StoreUse::kServer ? 16 : use == StoreUse::kWorker ? 4 : 1;
+  return std::make_unique<pg::PgStore>(config.database_url, pool);
+}
+
+Result<std::vector<std::string>> ApplyMigrations(const std::string& database_url) {
+  return pg::Migrate(database_url, pg::EmbeddedMigrations());
+}
+
+int Serve(const std::vector<std::string>& args, Mode mode) {
+  const bool api = mode != Mode::kWorker;
+  const bool worker = mode != Mode::kServer;
+  if (WantsHelp(args)) {
+    std::fputs(kServeHelp, stdout);
+    return 0;
+  }
+  if (!args.empty()) return Usage("unexpected argument " + args.front() + "; see --help");
+  auto config = LoadOrComplain();
+  if (!config) return 2;
+  const sigset_t stop_signals = BlockStopSignals();
+
+  SystemClock clock;
+  SystemRandom random;
+  SystemResolver resolver;
+  Metrics metrics;
+  auto store_owner = OpenStore(*config, api ? StoreUse::kServer : StoreUse::kWorker);
+  Store& store = *store_owner;
+  CachedGauges gauges(store);
+
+  std::unique_ptr<Api> rest;
+  std::unique_ptr<Authenticator> auth;
+  if (api) {
+    rest = std::make_unique<Api>(ApiStores{store, store, store, store, store}, resolver, *config,
+                                 &metrics);
+    auth = std::make_unique<Authenticator>(store);
+  }
+  std::optional<ListenAddress> listen = api ? std::optional(config->addr) : config->worker_addr;
+  std::unique_ptr<HttpServer> http;
+  int port = 0;
+  if (listen) {
+    HttpServer::Options options{*listen, config->max_payload_bytes, api ? 128 : 4};
+    http = std::make_unique<HttpServer>(
+        store, rest.get(), auth.get(), options,
+        [&metrics](std::string_view route, int status) { metrics.CountRequest(route, status); },
+        [&metrics, &gauges] { return metrics.Render(gauges.Get()); });
+    auto bound = http->Bind();
+    if (!bound) {
+      std::fprintf(stderr, "webhookd: %s: %s\n", api ? "WEBHOOKD_ADDR" : "WEBHOOKD_WORKER_ADDR",
+                   bound.error().message.c_str());
+      return 1;
+    }
+    port = *bound;
+  }
+
+  std::thread bootstrap;
+  std::atomic<bool> stopping{false};
+  if (api && config->bootstrap_admin_key) {
+    // The database may not be up yet: keep trying in the background.
+    bootstrap = std::thread([&] {
+      const std::string hash = HashApiKey(*config->bootstrap_admin_key);
+      for (int i = 0; !stopping; ++i) {
+        if (store.EnsureAdminKey(hash)) return;
+        if (i == 0) Log(LogLevel::kWarn, "bootstrap admin key not stored yet; retrying");
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+    });
+  }
+
+  RetryPolicy policy(config->retry_schedule, config->retry_jitter);
+  std::unique_ptr<HttpSender> sender;
+  std::unique_ptr<Dispatcher> dispatcher;
+  if (worker) {
+    sender = std::make_unique<HttpSender>(
+        resolver, HttpSender::Options{config->connect_timeout, config->attempt_timeout,
+                                      config->allow_private_destinations});
+    Dispatcher::Options options;
+    options.concurrency = config->worker_concurrency;
+    options.claim_batch = std::min(config->worker_concurrency, 128);
+    options.lease = config->lease;
+    options.default_max_in_flight = config->destination_max_in_flight;
+    dispatcher =
+        std::make_unique<Dispatcher>(store, *sender, clock, random, policy, options, &metrics);
+  }
+
+  std::thread http_thread;
+  if (http) http_thread = std::thread([&] { http->Run(); });
+  std::atomic<bool> signalled{false};
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (signalled.exchange(true)) return;  // woken by ourselves below
+    Log(LogLevel::kInfo, "stopping", {{"signal", sig}});
+    stopping = true;
+    if (http) http->Stop();
+    if (dispatcher) dispatcher->Stop();
+  });
+
+  Log(LogLevel::kInfo, "webhookd started",
+      {{"mode", api && worker ? "all"
+                : api         ? "server"
+                              : "worker"},
+       {"port", port},
+       {"version", WEBHOOKD_VERSION}});
+  if (http)
+    std::fprintf(stdout, "listening on %s:%d\n", listen->host.c_str(), port), std::fflush(stdout);
+
+  if (dispatcher) dispatcher->Run();  // returns after Stop(), drained
+  if (http_thread.joinable()) http_thread.join();
+  stopping = true;
+  if (bootstrap.joinable()) bootstrap.join();
+  // Nothing was signalled (the listener failed on its own): release the waiting thread.
+  if (!signalled.exchange(true)) pthread_kill(signal_thread.native_handle(), SIGTERM);
+  signal_thread.join();
+  Log(LogLevel::kInfo, "webhookd stopped");
+  return 0;
+}
+
+}  // namespace webhookd::cmd

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "core/model.h"
+
+namespace webhookd {
+
+// API keys: only their hashes are stored. Thread-safe; nothing here throws.
+class KeyStore {
+ public:
+  virtual ~KeyStore() = default;
+  virtual Result<ApiKeyInfo> CreateApiKey(const std::string& name, Role role,
+                                          const std::string& key_hash) = 0;
+  // Creates or un-revokes an admin key with this hash.
+  virtual Result<void> EnsureAdminKey(const std::string& key_hash) = 0;
+  virtual Result<std::vector<ApiKeyInfo>> ListApiKeys() = 0;
+  virtual Result<void> RevokeApiKey(int64_t id) = 0;  // kNotFound if absent or revoked
+  // The live (unrevoked) key with this hash.
+  virtual Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) = 0;
+};
+}  // namespace webhookd

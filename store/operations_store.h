@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "core/model.h"
+
+namespace webhookd {
+
+// Readiness and the health figures. Thread-safe; nothing here throws; every failure of
+// the database itself is kUnavailable.
+class OperationsStore {
+ public:
+  virtual ~OperationsStore() = default;
+  // True when the database answers and every known migration is applied.
+  virtual Result<bool> Ready() = 0;
+  // Counts for the /metrics gauges.
+  virtual Result<DeliveryGauges> CountDeliveries() = 0;
+  // The health figures over the last `window`.
+  virtual Result<HealthStats> Stats(Duration window) = 0;
+};
+}  // namespace webhookd

@@ -9,15 +9,16 @@ namespace webhookd {
 
 // What went wrong, coarse enough for the HTTP layer to map once to a status code.
 enum class ErrorKind {
-  kMalformed,     // the input could not be parsed at all (400)
-  kInvalid,       // well-formed but breaks a rule (422)
-  kNotFound,      // 404
-  kConflict,      // 409
-  kTooLarge,      // 413
-  kUnauthorized,  // 401
-  kForbidden,     // 403
-  kUnavailable,   // the database or another dependency is down (503)
-  kInternal,      // a bug (500)
+  kMalformed,             // the input could not be parsed at all (400)
+  kInvalid,               // well-formed but breaks a rule (422)
+  kNotFound,              // 404
+  kConflict,              // 409
+  kTooLarge,              // 413
+  kUnsupportedMediaType,  // 415: the body is not sent as JSON
+  kUnauthorized,          // 401
+  kForbidden,             // 403
+  kUnavailable,           // the database or another dependency is down (503)
+  kInternal,              // a bug (500)
 };
 
 struct FieldError {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "core/outcome.h"
 #include "core/role.h"
 
 namespace webhookd {
@@ -91,7 +92,7 @@ struct Attempt {
   std::optional<int> status_code;
   std::optional<std::string> error;
   std::string response_body;
-  std::string outcome;  // success | retryable | permanent
+  Outcome outcome = Outcome::kRetryable;
 };
 
 struct DeadLetter {
@@ -99,7 +100,7 @@ struct DeadLetter {
   int64_t delivery_id = 0;
   int64_t event_id = 0;
   int64_t destination_id = 0;
-  std::string reason;
+  DeadLetterReason reason = DeadLetterReason::kExhausted;
   int attempt_count = 0;
   std::optional<int> last_status_code;
   std::optional<std::string> last_error;
@@ -140,7 +141,7 @@ struct DeliveryFilter {
 
 struct DeadLetterFilter {
   std::optional<int64_t> destination_id;
-  std::optional<std::string> reason;
+  std::optional<DeadLetterReason> reason;
   std::optional<Timestamp> since;  // dead_lettered_at >= since
   std::optional<Timestamp> until;  // dead_lettered_at < until
 };
@@ -174,10 +175,10 @@ struct AttemptRecord {
   std::optional<int> status_code;
   std::optional<std::string> error;
   std::string response_body;
-  std::string outcome;                                    // success | retryable | permanent
+  Outcome outcome = Outcome::kRetryable;
   DeliveryStatus next_status = DeliveryStatus::kPending;  // pending, succeeded, dead_lettered
   Duration wait{0};                                       // pending: due this long after the write
-  std::optional<std::string> dead_letter_reason;
+  std::optional<DeadLetterReason> dead_letter_reason;
   bool disable_destination = false;
   Timestamp delivery_created_at;  // for the ingest-to-success latency
 };

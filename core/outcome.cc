@@ -14,6 +14,30 @@ std::string_view OutcomeName(Outcome outcome) {
   return "retryable";
 }
 
+std::optional<Outcome> ParseOutcome(std::string_view name) {
+  for (Outcome o : {Outcome::kSuccess, Outcome::kRetryable, Outcome::kPermanent}) {
+    if (OutcomeName(o) == name) return o;
+  }
+  return std::nullopt;
+}
+
+std::string_view DeadLetterReasonName(DeadLetterReason reason) {
+  switch (reason) {
+    case DeadLetterReason::kExhausted:
+      return "exhausted";
+    case DeadLetterReason::kPermanentFailure:
+      return "permanent_failure";
+  }
+  return "exhausted";
+}
+
+std::optional<DeadLetterReason> ParseDeadLetterReason(std::string_view name) {
+  for (DeadLetterReason r : {DeadLetterReason::kExhausted, DeadLetterReason::kPermanentFailure}) {
+    if (DeadLetterReasonName(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
 Outcome ClassifyStatus(int status_code) {
   if (status_code < 100 || status_code > 599) return Outcome::kRetryable;  // broken response
   if (status_code >= 200 && status_code <= 299) return Outcome::kSuccess;

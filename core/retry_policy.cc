@@ -16,16 +16,6 @@ Duration Scale(Duration d, double factor, Duration cap) {
 
 }  // namespace
 
-std::string_view DeadLetterReasonName(DeadLetterReason reason) {
-  switch (reason) {
-    case DeadLetterReason::kExhausted:
-      return "exhausted";
-    case DeadLetterReason::kPermanentFailure:
-      return "permanent_failure";
-  }
-  return "exhausted";
-}
-
 RetryPolicy::RetryPolicy(std::vector<Duration> schedule, double jitter)
     : schedule_(std::move(schedule)), jitter_(std::clamp(jitter, 0.0, 0.999999)) {}
 

@@ -16,9 +16,6 @@ struct AttemptResult {
   std::optional<Duration> retry_after;  // parsed Retry-After, if the response had one
 };
 
-enum class DeadLetterReason { kExhausted, kPermanentFailure };
-std::string_view DeadLetterReasonName(DeadLetterReason reason);
-
 // The delivery's next state after an attempt.
 struct Decision {
   enum class Kind { kSucceed, kRetry, kDeadLetter } kind = Kind::kRetry;

@@ -263,10 +263,8 @@ Result<DeadLetterFilter> DeadLetterFilterFrom(const ApiRequest& req) {
   if (!destination) return std::unexpected(destination.error());
   filter.destination_id = *destination;
   if (auto reason = QueryValue(req, "reason"); reason && !reason->empty()) {
-    if (*reason != "exhausted" && *reason != "permanent_failure") {
-      return Invalid({{"reason", "must be exhausted or permanent_failure"}});
-    }
-    filter.reason = *reason;
+    filter.reason = ParseDeadLetterReason(*reason);
+    if (!filter.reason) return Invalid({{"reason", "must be exhausted or permanent_failure"}});
   }
   auto since = QueryTime(req, "since");
   if (!since) return std::unexpected(since.error());

@@ -195,7 +195,7 @@ void HttpServer::Setup() {
       if (found->body == Body::kRequired || (found->body == Body::kOptional && !req.body.empty())) {
         if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
           return std::unexpected(
-              Error{ErrorKind::kMalformed, "Content-Type must be application/json", {}});
+              Error{ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json", {}});
         }
       }
       ApiRequest api_req;
@@ -225,12 +225,7 @@ void HttpServer::Setup() {
         Log(LogLevel::kError, "request failed",
             {{"route", found->pattern}, {"method", req.method}, {"error", reply.error().message}});
       }
-      Reply problem = ProblemReply(reply.error());
-      if (reply.error().kind == ErrorKind::kMalformed &&
-          reply.error().message.starts_with("Content-Type")) {
-        problem = ProblemReply(415, reply.error().message);
-      }
-      Write(res, problem);
+      Write(res, ProblemReply(reply.error()));
     }
     observe(found->pattern, res.status);
   };

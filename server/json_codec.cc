@@ -229,13 +229,10 @@ Json EventJson(const Event& e, bool with_deliveries) {
 }
 
 Json AttemptJson(const Attempt& a) {
-  return {{"attempt_number", a.attempt_number},
-          {"started_at", FormatRfc3339(a.started_at)},
-          {"duration_ms", a.duration_ms},
-          {"status_code", OrNull(a.status_code)},
-          {"error", OrNull(a.error)},
-          {"response_body", a.response_body},
-          {"outcome", a.outcome}};
+  return {{"attempt_number", a.attempt_number}, {"started_at", FormatRfc3339(a.started_at)},
+          {"duration_ms", a.duration_ms},       {"status_code", OrNull(a.status_code)},
+          {"error", OrNull(a.error)},           {"response_body", a.response_body},
+          {"outcome", OutcomeName(a.outcome)}};
 }
 
 Json DeadLetterJson(const DeadLetter& d) {
@@ -243,7 +240,7 @@ Json DeadLetterJson(const DeadLetter& d) {
           {"delivery_id", FormatId(kDeliveryPrefix, d.delivery_id)},
           {"event_id", FormatId(kEventPrefix, d.event_id)},
           {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
-          {"reason", d.reason},
+          {"reason", DeadLetterReasonName(d.reason)},
           {"attempt_count", d.attempt_count},
           {"last_status_code", OrNull(d.last_status_code)},
           {"last_error", OrNull(d.last_error)},

@@ -46,6 +46,8 @@ int StatusFor(ErrorKind kind) {
       return 409;
     case ErrorKind::kTooLarge:
       return 413;
+    case ErrorKind::kUnsupportedMediaType:
+      return 415;
     case ErrorKind::kUnauthorized:
       return 401;
     case ErrorKind::kForbidden:

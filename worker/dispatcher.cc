@@ -38,13 +38,15 @@ std::string DeliveryBody(const ClaimedDelivery& d) {
 
 void Dispatcher::Observe(const AttemptRecord& r, Timestamp now) {
   if (metrics_ == nullptr) return;
-  const int outcome = r.outcome == "success" ? 0 : r.outcome == "retryable" ? 1 : 2;
-  metrics_->attempts[outcome].Inc();
+  metrics_->attempts[static_cast<int>(r.outcome)].Inc();
   if (r.next_status == DeliveryStatus::kSucceeded) {
     metrics_->deliveries_succeeded.Inc();
     metrics_->delivery_latency.Observe(Seconds(now - r.delivery_created_at));
   } else if (r.next_status == DeliveryStatus::kDeadLettered) {
-    metrics_->dead_letters[r.dead_letter_reason == "exhausted" ? 0 : 1].Inc();
+    metrics_
+        ->dead_letters[static_cast<int>(
+            r.dead_letter_reason.value_or(DeadLetterReason::kExhausted))]
+        .Inc();
   }
 }
 
@@ -255,7 +257,7 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
   rec.status_code = sent.status_code;
   rec.error = sent.error;
   rec.response_body = SanitizeUtf8(sent.body);
-  rec.outcome = std::string(OutcomeName(result.outcome));
+  rec.outcome = result.outcome;
   rec.delivery_created_at = d.created_at;
   switch (decision.kind) {
     case Decision::Kind::kSucceed:
@@ -267,7 +269,7 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
       break;
     case Decision::Kind::kDeadLetter:
       rec.next_status = DeliveryStatus::kDeadLettered;
-      rec.dead_letter_reason = std::string(DeadLetterReasonName(decision.reason));
+      rec.dead_letter_reason = decision.reason;
       rec.disable_destination = decision.disable_destination;
       break;
   }
@@ -278,7 +280,7 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
          {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
          {"attempt", rec.attempt_number},
          {"status_code", static_cast<int64_t>(sent.status_code.value_or(0))},
-         {"outcome", rec.outcome},
+         {"outcome", OutcomeName(rec.outcome)},
          {"duration_ms", static_cast<int64_t>(rec.duration_ms)}});
   }
   if (metrics_ != nullptr) metrics_->attempt_duration.Observe(Seconds(elapsed));
@@ -337,7 +339,7 @@ void Dispatcher::RecordLoop() {
              {"delivery_id", FormatId(kDeliveryPrefix, r.delivery_id)},
              {"destination_id", FormatId(kDestinationPrefix, r.destination_id)},
              {"attempt", r.attempt_number},
-             {"reason", r.dead_letter_reason.value_or("")}});
+             {"reason", r.dead_letter_reason ? DeadLetterReasonName(*r.dead_letter_reason) : ""}});
       }
     }
     batch.clear();

@@ -53,10 +53,8 @@ int DeadLetters(const std::vector<std::string>& args) {
     }
   }
   if (auto it = flags->values.find("--reason"); it != flags->values.end()) {
-    if (it->second != "exhausted" && it->second != "permanent_failure") {
-      return Usage("--reason: expected exhausted or permanent_failure");
-    }
-    filter.reason = it->second;
+    filter.reason = ParseDeadLetterReason(it->second);
+    if (!filter.reason) return Usage("--reason: expected exhausted or permanent_failure");
   }
   Page page;
   page.limit = 100;
@@ -105,8 +103,8 @@ int DeadLetters(const std::vector<std::string>& args) {
                   FormatId(kDeadLetterPrefix, d.id).c_str(),
                   FormatId(kDeliveryPrefix, d.delivery_id).c_str(),
                   FormatId(kEventPrefix, d.event_id).c_str(),
-                  FormatId(kDestinationPrefix, d.destination_id).c_str(), d.reason.c_str(),
-                  d.attempt_count,
+                  FormatId(kDestinationPrefix, d.destination_id).c_str(),
+                  std::string(DeadLetterReasonName(d.reason)).c_str(), d.attempt_count,
                   d.last_status_code ? std::to_string(*d.last_status_code).c_str() : "-",
                   FormatRfc3339(d.dead_lettered_at).c_str(),
                   d.replayed_at ? FormatRfc3339(*d.replayed_at).c_str() : "-");

@@ -91,9 +91,22 @@ class CachedGauges {
 }  // namespace
 
 std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
-  // Connections for API requests: the server's handlers borrow one per store call.
-  const int pool = use == StoreUse::kServer ? 16 : use == StoreUse::kWorker ? 4 : 1;
-  return std::make_unique<pg::PgStore>(config.database_url, pool);
+  pg::PgStore::Options options;
+  switch (use) {
+    case StoreUse::kServer:  // `all` too: the API's handlers borrow one per store call
+      options.api_connections = 16;
+      break;
+    case StoreUse::kWorker:  // readiness and the gauges
+      options.api_connections = 4;
+      break;
+    case StoreUse::kCommand:
+      options.api_connections = 1;
+      options.committers = 0;
+      break;
+  }
+  // The claim loop, and one for each outcome recorder.
+  options.worker_connections = use == StoreUse::kCommand ? 0 : Dispatcher::Options{}.recorders + 1;
+  return std::make_unique<pg::PgStore>(config.database_url, options);
 }
 
 Result<std::vector<std::string>> ApplyMigrations(const std::string& database_url) {

@@ -3,9 +3,14 @@
 #include <pqxx/pqxx>
 #include <set>
 
+#include "store/pg/locks.h"
+#include "store/pg/statements.h"
+
 namespace webhookd::pg {
 namespace {
-constexpr int64_t kMigrateLockKey = 7252010;
+
+std::string Text(const Query& q) { return std::string(q.sql); }
+
 }  // namespace
 
 Result<std::vector<std::string>> Migrate(const std::string& url,
@@ -15,16 +20,15 @@ Result<std::vector<std::string>> Migrate(const std::string& url,
     pqxx::connection conn(url);
     {
       pqxx::nontransaction tx(conn);
-      tx.exec("SET client_min_messages = warning");
-      tx.exec("SELECT pg_advisory_lock(" + std::to_string(kMigrateLockKey) + ")");
-      tx.exec(
-          "CREATE TABLE IF NOT EXISTS schema_migrations ("
-          " version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
+      tx.exec_params(Text(sql::kLockMigrations), kMigrateLock);
+      tx.exec(Text(sql::kCreateSchema));
+      tx.exec(Text(sql::kAdoptPublicInstall));
+      tx.exec(Text(sql::kCreateMigrationsTable));
     }
     std::set<std::string> applied;
     {
       pqxx::nontransaction tx(conn);
-      for (const auto& row : tx.exec("SELECT version FROM schema_migrations")) {
+      for (const auto& row : tx.exec(Text(sql::kAppliedMigrations))) {
         applied.insert(row[0].c_str());
       }
     }
@@ -33,7 +37,7 @@ Result<std::vector<std::string>> Migrate(const std::string& url,
       try {
         pqxx::work tx(conn);
         tx.exec(m.sql);
-        tx.exec_params("INSERT INTO schema_migrations (version) VALUES ($1)", m.version);
+        tx.exec_params(Text(sql::kRecordMigration), m.version);
         tx.commit();
       } catch (const pqxx::sql_error& e) {
         return Fail(ErrorKind::kInvalid, "migration " + m.version + " failed: " + e.what());

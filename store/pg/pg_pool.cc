@@ -1,6 +1,6 @@
 #include "store/pg/pg_pool.h"
 
-#include "store/pg/queries.h"
+#include "store/pg/statements.h"
 
 namespace webhookd::pg {
 
@@ -13,13 +13,12 @@ std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, bool g
   auto conn = std::make_unique<pqxx::connection>(url);
   {
     pqxx::nontransaction tx(*conn);
-    tx.exec(std::string("SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout = '10s';"
-                        " SET application_name = 'webhookd'") +
-            (generic_plans ? "; SET plan_cache_mode = force_generic_plan" : ""));
+    tx.exec(std::string(sql::kSessionSetup.sql));
+    if (generic_plans) tx.exec(std::string(sql::kGenericPlans.sql));
   }
   // libpqxx registers these with the server lazily, on first use, so a connection made
   // before `migrate` works for the statements that need no table.
-  for (const Query& q : kAllQueries) conn->prepare(std::string(q.name), std::string(q.sql));
+  for (const Query& q : sql::kPrepared) conn->prepare(std::string(q.name), std::string(q.sql));
   return conn;
 }
 

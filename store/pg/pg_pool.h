@@ -46,7 +46,7 @@ class PgPool {
   const std::string& url() const { return url_; }
 
   // Makes a fresh connection set up as every webhookd connection is: UTC, a bounded
-  // idle-in-transaction time, every statement of queries.h prepared.
+  // idle-in-transaction time, every statement of sql/ prepared.
   static std::unique_ptr<pqxx::connection> Connect(const std::string& url,
                                                    bool generic_plans = false);
 

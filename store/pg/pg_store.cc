@@ -1,110 +1,25 @@
 #include "store/pg/pg_store.h"
 
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "base/random.h"
+#include "store/pg/errors.h"
+#include "store/pg/exec.h"
+#include "store/pg/locks.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_values.h"
-#include "store/pg/queries.h"
+#include "store/pg/rows.h"
+#include "store/pg/statements.h"
 
 namespace webhookd::pg {
 namespace {
 
-constexpr std::string_view kWakeupChannel = "webhookd_wakeup";
 constexpr int kReplayChunk = 5000;
 
-pqxx::result Exec(pqxx::transaction_base& tx, const Query& q, const Params& params = Params()) {
-  return tx.exec_prepared(std::string(q.name), params.dynamic());
-}
-
-bool IsConnectionState(const std::string& sqlstate) {
-  // 08: connection exception; 57P: operator intervention (shutdown); 53: resources.
-  return sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate.starts_with("53");
-}
-
-Role ToRole(std::string_view text) { return text == "admin" ? Role::kAdmin : Role::kPublisher; }
-
-ApiKeyInfo ToApiKey(const pqxx::row& r) {
-  return ApiKeyInfo{r[0].as<int64_t>(), r[1].c_str(), ToRole(r[2].c_str()), ToTimestamp(r[3]),
-                    ToOptionalTimestamp(r[4])};
-}
-
-std::string HeadersJson(const Headers& headers) {
-  nlohmann::json object = nlohmann::json::object();
-  for (const auto& [name, value] : headers) object[name] = value;
-  return object.dump();
-}
-
-std::string TextArray(const std::vector<std::string>& items) {
-  ArrayLiteral array;
-  for (const auto& item : items) array.Add(std::string_view(item));
-  return array.Finish();
-}
-
-Headers ParseHeaders(const char* text) {
-  Headers headers;
-  // A named object: ranging over a temporary's items() would dangle.
-  const nlohmann::json object = nlohmann::json::parse(text);
-  for (const auto& [name, value] : object.items()) {
-    headers.emplace_back(name, value.get<std::string>());
-  }
-  return headers;
-}
-
-Destination ToDestination(const pqxx::row& r) {
-  Destination d;
-  d.id = r[0].as<int64_t>();
-  d.url = r[1].c_str();
-  d.description = r[2].c_str();
-  d.event_types = nlohmann::json::parse(r[3].c_str()).get<std::vector<std::string>>();
-  d.secret = r[4].c_str();
-  d.headers = ParseHeaders(r[5].c_str());
-  d.enabled = r[6].as<bool>();
-  d.max_in_flight = ToOptionalInt(r[7]);
-  d.created_at = ToTimestamp(r[8]);
-  d.updated_at = ToTimestamp(r[9]);
-  return d;
-}
-
-Delivery ToDelivery(const pqxx::row& r) {
-  Delivery d;
-  d.id = r[0].as<int64_t>();
-  d.event_id = r[1].as<int64_t>();
-  d.destination_id = r[2].as<int64_t>();
-  d.status = ParseDeliveryStatus(r[3].c_str()).value_or(DeliveryStatus::kPending);
-  d.attempt_count = r[4].as<int>();
-  d.next_attempt_at = ToOptionalTimestamp(r[5]);
-  d.last_attempt_at = ToOptionalTimestamp(r[6]);
-  d.last_status_code = ToOptionalInt(r[7]);
-  d.last_error = ToOptionalString(r[8]);
-  d.created_at = ToTimestamp(r[9]);
-  d.updated_at = ToTimestamp(r[10]);
-  return d;
-}
-
-Event ToEvent(const pqxx::row& r) {
-  return Event{r[0].as<int64_t>(),
-               r[1].c_str(),
-               std::string(r[2].c_str(), r[2].size()),
-               ToTimestamp(r[3]),
-               {}};
-}
-
-DeadLetter ToDeadLetter(const pqxx::row& r) {
-  DeadLetter d;
-  d.id = r[0].as<int64_t>();
-  d.delivery_id = r[1].as<int64_t>();
-  d.event_id = r[2].as<int64_t>();
-  d.destination_id = r[3].as<int64_t>();
-  d.reason = r[4].c_str();
-  d.attempt_count = r[5].as<int>();
-  d.last_status_code = ToOptionalInt(r[6]);
-  d.last_error = ToOptionalString(r[7]);
-  d.dead_lettered_at = ToTimestamp(r[8]);
-  d.replayed_at = ToOptionalTimestamp(r[9]);
-  return d;
+std::optional<std::string_view> ReasonParam(const DeadLetterFilter& filter) {
+  if (!filter.reason) return std::nullopt;
+  return DeadLetterReasonName(*filter.reason);
 }
 
 // Turns `limit + 1` fetched rows into a page and its cursor.
@@ -129,7 +44,7 @@ int64_t NewClaimToken() {
 class PgWakeupListener final : public WakeupListener {
  public:
   explicit PgWakeupListener(const std::string& url)
-      : conn_(PgPool::Connect(url)), receiver_(*conn_, std::string(kWakeupChannel)) {}
+      : conn_(PgPool::Connect(url)), receiver_(*conn_, kWakeupChannel) {}
 
   Result<bool> Wait(Duration timeout) override {
     try {
@@ -154,56 +69,15 @@ class PgWakeupListener final : public WakeupListener {
   Receiver receiver_;
 };
 
-// The connection broke during COMMIT, so the outcome is unknown: ask a fresh connection
-// whether the events exist, for a few seconds while the database comes back. False when
-// they do not exist or the question cannot be answered.
-// An ingest whose deferred API key check (NewEvent::verify_key_hash) failed.
-std::unexpected<Error> KeyNotLive() {
-  return Fail(ErrorKind::kUnauthorized, "the API key is not valid");
-}
-
-bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids) {
-  ArrayLiteral ids;
-  for (int64_t id : event_ids) ids.Add(id);
-  const std::string array = ids.Finish();
-  for (int attempt = 0; attempt < 40; ++attempt) {
-    try {
-      auto conn = PgPool::Connect(url);
-      pqxx::nontransaction tx(*conn);
-      auto r = Exec(tx, kCountEvents, Params().Add(array));
-      return r[0][0].as<int64_t>() > 0;  // one transaction: all or none
-    } catch (const std::exception&) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
-PgStore::PgStore(std::string url, int pool_size, int committers)
-    : pool_(url, pool_size),
-      commit_pool_(url, std::max(1, committers), /*generic_plans=*/true),
-      // The claim loop (which also sweeps and releases) and the two outcome writers of
-      // Dispatcher::Options::recorders.
-      worker_pool_(url, 3, /*generic_plans=*/true),
-      committers_count_(committers) {}
+PgStore::PgStore(std::string url, Options options)
+    : pool_(url, options.api_connections),
+      worker_pool_(url, options.worker_connections, /*generic_plans=*/true),
+      committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)
+                                        : nullptr) {}
 
-PgStore::~PgStore() {
-  {
-    std::lock_guard lock(ingest_mu_);
-    ingest_stop_ = true;
-  }
-  ingest_cv_.notify_all();
-  for (auto& t : committers_) t.join();
-}
-
-struct PgStore::PendingIngest {
-  const NewEvent* event;
-  std::optional<Result<IngestReceipt>> result;
-  std::mutex mu;
-  std::condition_variable done;
-};
+PgStore::~PgStore() = default;
 
 template <typename F>
 auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
@@ -215,33 +89,21 @@ auto PgStore::RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::
   auto lease = pool.Acquire();
   try {
     return body(lease.conn());
-  } catch (const pqxx::broken_connection& e) {
-    lease.Discard();
-    return Fail(ErrorKind::kUnavailable, "the database is unavailable");
-  } catch (const pqxx::in_doubt_error& e) {
-    lease.Discard();
-    return Fail(ErrorKind::kUnavailable, "the database connection was lost during commit");
-  } catch (const pqxx::sql_error& e) {
-    if (IsConnectionState(e.sqlstate())) {
-      lease.Discard();
-      return Fail(ErrorKind::kUnavailable, "the database is unavailable");
-    }
-    return Fail(ErrorKind::kInternal, std::string("database error: ") + e.what());
-  } catch (const pqxx::failure& e) {
-    lease.Discard();
-    return Fail(ErrorKind::kUnavailable, "the database is unavailable");
-  } catch (const std::exception& e) {
-    return Fail(ErrorKind::kInternal, std::string("store: ") + e.what());
+  } catch (...) {
+    bool discard = false;
+    Error error = CurrentError(&discard);
+    if (discard) lease.Discard();
+    return std::unexpected(std::move(error));
   }
 }
 
 Result<bool> PgStore::Ready() {
   return Run([&](pqxx::connection& c) -> Result<bool> {
     pqxx::nontransaction tx(c);
-    auto exists = tx.exec("SELECT to_regclass('schema_migrations') IS NOT NULL");
+    auto exists = Exec(tx, sql::kMigrationsTableExists);
     if (!exists[0][0].as<bool>()) return false;
     std::set<std::string> applied;
-    for (const auto& row : Exec(tx, kAppliedMigrations)) applied.insert(row[0].c_str());
+    for (const auto& row : Exec(tx, sql::kAppliedMigrations)) applied.insert(row[0].c_str());
     for (const Migration& m : EmbeddedMigrations()) {
       if (!applied.contains(m.version)) return false;
     }
@@ -253,7 +115,7 @@ Result<ApiKeyInfo> PgStore::CreateApiKey(const std::string& name, Role role,
                                          const std::string& key_hash) {
   return Run([&](pqxx::connection& c) -> Result<ApiKeyInfo> {
     pqxx::work tx(c);
-    auto r = Exec(tx, kCreateApiKey, Params().Add(name).Add(RoleName(role)).Add(key_hash));
+    auto r = Exec(tx, sql::kCreateApiKey, Params().Add(name).Add(RoleName(role)).Add(key_hash));
     tx.commit();
     return ToApiKey(r[0]);
   });
@@ -262,7 +124,7 @@ Result<ApiKeyInfo> PgStore::CreateApiKey(const std::string& name, Role role,
 Result<void> PgStore::EnsureAdminKey(const std::string& key_hash) {
   return Run([&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
-    Exec(tx, kEnsureAdminKey, Params().Add(key_hash));
+    Exec(tx, sql::kEnsureAdminKey, Params().Add(key_hash));
     tx.commit();
     return {};
   });
@@ -272,7 +134,7 @@ Result<std::vector<ApiKeyInfo>> PgStore::ListApiKeys() {
   return Run([&](pqxx::connection& c) -> Result<std::vector<ApiKeyInfo>> {
     pqxx::nontransaction tx(c);
     std::vector<ApiKeyInfo> keys;
-    for (const auto& row : Exec(tx, kListApiKeys)) keys.push_back(ToApiKey(row));
+    for (const auto& row : Exec(tx, sql::kListApiKeys)) keys.push_back(ToApiKey(row));
     return keys;
   });
 }
@@ -280,7 +142,7 @@ Result<std::vector<ApiKeyInfo>> PgStore::ListApiKeys() {
 Result<void> PgStore::RevokeApiKey(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
-    auto r = Exec(tx, kRevokeApiKey, Params().Add(id));
+    auto r = Exec(tx, sql::kRevokeApiKey, Params().Add(id));
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no live API key with that id");
     tx.commit();
     return {};
@@ -290,7 +152,7 @@ Result<void> PgStore::RevokeApiKey(int64_t id) {
 Result<std::optional<ApiKeyInfo>> PgStore::FindApiKey(const std::string& key_hash) {
   return Run([&](pqxx::connection& c) -> Result<std::optional<ApiKeyInfo>> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, kFindApiKey, Params().Add(key_hash));
+    auto r = Exec(tx, sql::kFindApiKey, Params().Add(key_hash));
     if (r.empty()) return std::nullopt;
     return ToApiKey(r[0]);
   });
@@ -299,7 +161,7 @@ Result<std::optional<ApiKeyInfo>> PgStore::FindApiKey(const std::string& key_has
 Result<Destination> PgStore::CreateDestination(const Destination& d) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::work tx(c);
-    auto r = Exec(tx, kCreateDestination,
+    auto r = Exec(tx, sql::kCreateDestination,
                   Params()
                       .Add(d.url)
                       .Add(d.description)
@@ -316,7 +178,7 @@ Result<Destination> PgStore::CreateDestination(const Destination& d) {
 Result<Destination> PgStore::GetDestination(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, kGetDestination, Params().Add(id));
+    auto r = Exec(tx, sql::kGetDestination, Params().Add(id));
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no destination with that id");
     return ToDestination(r[0]);
   });
@@ -327,7 +189,7 @@ Result<Listing<Destination>> PgStore::ListDestinations(const Page& page) {
     pqxx::nontransaction tx(c);
     std::vector<Destination> items;
     for (const auto& row :
-         Exec(tx, kListDestinations, Params().Add(page.before_id).Add(page.limit + 1))) {
+         Exec(tx, sql::kListDestinations, Params().Add(page.before_id).Add(page.limit + 1))) {
       items.push_back(ToDestination(row));
     }
     return ToListing<Destination>(std::move(items), page,
@@ -357,10 +219,10 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     } else {
       params.AddNull();
     }
-    auto r = Exec(tx, kUpdateDestination, params);
+    auto r = Exec(tx, sql::kUpdateDestination, params);
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no destination with that id");
     // Its waiting deliveries may be claimable now.
-    if (f.enabled.value_or(false)) Exec(tx, kNotifyWakeup);
+    if (f.enabled.value_or(false)) NotifyWakeup(tx);
     tx.commit();
     return ToDestination(r[0]);
   });
@@ -369,10 +231,10 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
 Result<void> PgStore::DeleteDestination(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
-    if (Exec(tx, kDeleteDestination, Params().Add(id)).empty()) {
+    if (Exec(tx, sql::kDeleteDestination, Params().Add(id)).empty()) {
       return Fail(ErrorKind::kNotFound, "no destination with that id");
     }
-    Exec(tx, kCancelDestinationDeliveries, Params().Add(id));
+    Exec(tx, sql::kCancelDestinationDeliveries, Params().Add(id));
     tx.commit();
     return {};
   });
@@ -381,21 +243,21 @@ Result<void> PgStore::DeleteDestination(int64_t id) {
 Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                                            const std::optional<IdempotencyKey>& key) {
   // Keyed and targeted ingests have their own checks and answers: one transaction each.
-  if (!key && !event.destination_id && committers_count_ > 0) return InsertEventGrouped(event);
+  if (!key && !event.destination_id && committer_) return committer_->Insert(event);
   return Run([&](pqxx::connection& c) -> Result<IngestReceipt> {
     IngestReceipt receipt;
     bool key_taken = true;
     {
       pqxx::work tx(c);
       if (!event.verify_key_hash.empty() &&
-          Exec(tx, kFindApiKey, Params().Add(event.verify_key_hash)).empty()) {
+          Exec(tx, sql::kFindApiKey, Params().Add(event.verify_key_hash)).empty()) {
         return KeyNotLive();
       }
-      auto ev = Exec(tx, kInsertEvent, Params().Add(event.type).Add(event.payload));
+      auto ev = Exec(tx, sql::kInsertEvent, Params().Add(event.type).Add(event.payload));
       receipt.event =
           Event{ev[0][0].as<int64_t>(), event.type, event.payload, ToTimestamp(ev[0][1]), {}};
       if (key) {
-        key_taken = !Exec(tx, kTakeIdempotencyKey,
+        key_taken = !Exec(tx, sql::kTakeIdempotencyKey,
                           Params().Add(key->key).Add(key->request_hash).Add(receipt.event.id))
                          .empty();
       }
@@ -403,25 +265,20 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
         // Checked after the key, so a replay answers as the original did even if the
         // destination was deleted since. Returning aborts the transaction.
         if (event.destination_id &&
-            Exec(tx, kLiveDestinationExists, Params().Add(*event.destination_id)).empty()) {
+            Exec(tx, sql::kLiveDestinationExists, Params().Add(*event.destination_id)).empty()) {
           return Invalid({{"destination_id", "no destination with that id"}});
         }
         const pqxx::result rows =
             event.destination_id
-                ? Exec(tx, kFanOutTargeted,
+                ? Exec(tx, sql::kFanOutTargeted,
                        Params().Add(receipt.event.id).Add(*event.destination_id))
-                : Exec(tx, kFanOut, Params().Add(receipt.event.id).Add(event.type));
+                : Exec(tx, sql::kFanOut, Params().Add(receipt.event.id).Add(event.type));
         for (const auto& row : rows) {
-          Delivery d;
-          d.id = row[0].as<int64_t>();
-          d.event_id = receipt.event.id;
-          d.destination_id = row[1].as<int64_t>();
-          d.created_at = d.updated_at = ToTimestamp(row[2]);
-          d.next_attempt_at = d.created_at;
-          receipt.event.deliveries.push_back(d);
+          receipt.event.deliveries.push_back(NewDelivery(
+              row[0].as<int64_t>(), receipt.event.id, row[1].as<int64_t>(), ToTimestamp(row[2])));
         }
         // One notification per transaction, however many deliveries it made.
-        if (!receipt.event.deliveries.empty()) Exec(tx, kNotifyWakeup);
+        if (!receipt.event.deliveries.empty()) NotifyWakeup(tx);
         try {
           tx.commit();
         } catch (const pqxx::in_doubt_error&) {
@@ -434,15 +291,15 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     }
     // The key is held by an earlier request that committed: answer as it was answered.
     pqxx::nontransaction tx(c);
-    auto held = Exec(tx, kGetIdempotencyKey, Params().Add(key->key));
+    auto held = Exec(tx, sql::kGetIdempotencyKey, Params().Add(key->key));
     if (held.empty()) return Fail(ErrorKind::kConflict, "the Idempotency-Key is in use; retry");
     if (held[0][0].c_str() != key->request_hash) {
       return Invalid({{"Idempotency-Key", "was already used with a different request body"}});
     }
-    auto ev = Exec(tx, kGetEvent, Params().Add(held[0][1].as<int64_t>()));
+    auto ev = Exec(tx, sql::kGetEvent, Params().Add(held[0][1].as<int64_t>()));
     if (ev.empty()) return Fail(ErrorKind::kInternal, "idempotency record without its event");
     receipt.event = ToEvent(ev[0]);
-    for (const auto& row : Exec(tx, kEventDeliveries, Params().Add(receipt.event.id))) {
+    for (const auto& row : Exec(tx, sql::kEventDeliveries, Params().Add(receipt.event.id))) {
       Delivery d = ToDelivery(row);
       d.status = DeliveryStatus::kPending;  // as the original 202 said
       receipt.event.deliveries.push_back(d);
@@ -452,136 +309,13 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
   });
 }
 
-Result<IngestReceipt> PgStore::InsertEventGrouped(const NewEvent& event) {
-  std::call_once(committers_started_, [this] {
-    for (int i = 0; i < committers_count_; ++i) committers_.emplace_back([this] { CommitLoop(); });
-  });
-  PendingIngest pending{&event, std::nullopt, {}, {}};
-  {
-    std::lock_guard lock(ingest_mu_);
-    if (ingest_stop_) return Fail(ErrorKind::kUnavailable, "shutting down");
-    ingest_queue_.push_back(&pending);
-  }
-  ingest_cv_.notify_one();
-  std::unique_lock lock(pending.mu);
-  pending.done.wait(lock, [&] { return pending.result.has_value(); });
-  return std::move(*pending.result);
-}
-
-void PgStore::CommitLoop() {
-  // A group is whatever queued while the previous commit ran, bounded in count and bytes.
-  constexpr size_t kMaxGroup = 512;
-  constexpr size_t kMaxGroupBytes = 8 << 20;
-  std::vector<PendingIngest*> group;
-  for (;;) {
-    {
-      std::unique_lock lock(ingest_mu_);
-      ingest_cv_.wait(lock, [&] { return !ingest_queue_.empty() || ingest_stop_; });
-      if (ingest_queue_.empty()) return;
-      size_t bytes = 0;
-      while (!ingest_queue_.empty() && group.size() < kMaxGroup && bytes < kMaxGroupBytes) {
-        bytes += ingest_queue_.front()->event->payload.size();
-        group.push_back(ingest_queue_.front());
-        ingest_queue_.pop_front();
-      }
-    }
-    CommitGroup(group);
-    group.clear();
-  }
-}
-
-void PgStore::CommitGroup(std::vector<PendingIngest*>& group) {
-  ArrayLiteral types, payloads, key_hashes;
-  for (const PendingIngest* p : group) {
-    types.Add(std::string_view(p->event->type));
-    payloads.Add(std::string_view(p->event->payload));
-    if (p->event->verify_key_hash.empty()) {
-      key_hashes.AddNull();
-    } else {
-      key_hashes.Add(std::string_view(p->event->verify_key_hash));
-    }
-  }
-  auto lease = commit_pool_.Acquire();
-  // The waiter owns `p` and may free it once it sees a result, so the result is set and
-  // signalled under its lock and `p` is not touched after.
-  auto answer = [](PendingIngest* p, Result<IngestReceipt> result) {
-    std::lock_guard lock(p->mu);
-    p->result = std::move(result);
-    p->done.notify_one();
-  };
-  auto fail_all = [&](ErrorKind kind, const std::string& message) {
-    for (PendingIngest* p : group) answer(p, Fail(kind, message));
-  };
-  try {
-    pqxx::work tx(lease.conn());
-    auto rows = Exec(tx, kInsertEventGroup,
-                     Params().Add(types.Finish()).Add(payloads.Finish()).Add(key_hashes.Finish()));
-    bool any_delivery = false;
-    std::vector<IngestReceipt> receipts(group.size());
-    std::vector<bool> refused(group.size(), false);
-    for (const auto& row : rows) {
-      const size_t i = row[0].as<size_t>() - 1;
-      if (row[1].is_null()) {
-        refused[i] = true;
-        continue;
-      }
-      Event& e = receipts[i].event;
-      if (e.id == 0) {
-        e = Event{row[1].as<int64_t>(),
-                  group[i]->event->type,
-                  group[i]->event->payload,
-                  ToTimestamp(row[2]),
-                  {}};
-      }
-      if (!row[3].is_null()) {
-        Delivery d;
-        d.id = row[3].as<int64_t>();
-        d.event_id = e.id;
-        d.destination_id = row[4].as<int64_t>();
-        d.created_at = d.updated_at = e.created_at;
-        d.next_attempt_at = e.created_at;
-        e.deliveries.push_back(d);
-        any_delivery = true;
-      }
-    }
-    if (any_delivery) Exec(tx, kNotifyWakeup);
-    try {
-      tx.commit();
-    } catch (const pqxx::in_doubt_error&) {
-      std::vector<int64_t> ids;
-      for (size_t i = 0; i < group.size(); ++i) {
-        if (!refused[i]) ids.push_back(receipts[i].event.id);
-      }
-      if (!CommittedAfterDoubt(commit_pool_.url(), ids)) throw;
-    }
-    for (size_t i = 0; i < group.size(); ++i) {
-      if (refused[i]) {
-        answer(group[i], KeyNotLive());
-      } else {
-        answer(group[i], std::move(receipts[i]));
-      }
-    }
-  } catch (const pqxx::sql_error& e) {
-    if (IsConnectionState(e.sqlstate())) lease.Discard();
-    fail_all(IsConnectionState(e.sqlstate()) ? ErrorKind::kUnavailable : ErrorKind::kInternal,
-             IsConnectionState(e.sqlstate()) ? "the database is unavailable"
-                                             : std::string("database error: ") + e.what());
-  } catch (const pqxx::failure& e) {
-    // Broken connection or a commit in doubt: the client must retry (with a key).
-    lease.Discard();
-    fail_all(ErrorKind::kUnavailable, "the database is unavailable");
-  } catch (const std::exception& e) {
-    fail_all(ErrorKind::kInternal, std::string("store: ") + e.what());
-  }
-}
-
 Result<Event> PgStore::GetEvent(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<Event> {
     pqxx::work tx(c);  // one snapshot for the event and its deliveries
-    auto r = Exec(tx, kGetEvent, Params().Add(id));
+    auto r = Exec(tx, sql::kGetEvent, Params().Add(id));
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no event with that id");
     Event event = ToEvent(r[0]);
-    for (const auto& row : Exec(tx, kEventDeliveries, Params().Add(id))) {
+    for (const auto& row : Exec(tx, sql::kEventDeliveries, Params().Add(id))) {
       event.deliveries.push_back(ToDelivery(row));
     }
     return event;
@@ -592,7 +326,7 @@ Result<Listing<Event>> PgStore::ListEvents(const EventFilter& filter, const Page
   return Run([&](pqxx::connection& c) -> Result<Listing<Event>> {
     pqxx::nontransaction tx(c);
     std::vector<Event> items;
-    for (const auto& row : Exec(tx, kListEvents,
+    for (const auto& row : Exec(tx, sql::kListEvents,
                                 Params()
                                     .Add(page.before_id)
                                     .Add(filter.type)
@@ -608,7 +342,7 @@ Result<Listing<Event>> PgStore::ListEvents(const EventFilter& filter, const Page
 Result<Delivery> PgStore::GetDelivery(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<Delivery> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, kGetDelivery, Params().Add(id));
+    auto r = Exec(tx, sql::kGetDelivery, Params().Add(id));
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no delivery with that id");
     return ToDelivery(r[0]);
   });
@@ -620,7 +354,7 @@ Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, 
     std::optional<std::string> status;
     if (filter.status) status = std::string(DeliveryStatusName(*filter.status));
     std::vector<Delivery> items;
-    for (const auto& row : Exec(tx, kListDeliveries,
+    for (const auto& row : Exec(tx, sql::kListDeliveries,
                                 Params()
                                     .Add(page.before_id)
                                     .Add(filter.destination_id)
@@ -635,21 +369,12 @@ Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, 
 Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id) {
   return Run([&](pqxx::connection& c) -> Result<std::vector<Attempt>> {
     pqxx::work tx(c);
-    if (Exec(tx, kGetDelivery, Params().Add(delivery_id)).empty()) {
+    if (Exec(tx, sql::kGetDelivery, Params().Add(delivery_id)).empty()) {
       return Fail(ErrorKind::kNotFound, "no delivery with that id");
     }
     std::vector<Attempt> attempts;
-    for (const auto& r : Exec(tx, kListAttempts, Params().Add(delivery_id))) {
-      Attempt a;
-      a.delivery_id = r[0].as<int64_t>();
-      a.attempt_number = r[1].as<int>();
-      a.started_at = ToTimestamp(r[2]);
-      a.duration_ms = r[3].as<int>();
-      a.status_code = ToOptionalInt(r[4]);
-      a.error = ToOptionalString(r[5]);
-      a.response_body = std::string(r[6].c_str(), r[6].size());
-      a.outcome = r[7].c_str();
-      attempts.push_back(std::move(a));
+    for (const auto& r : Exec(tx, sql::kListAttempts, Params().Add(delivery_id))) {
+      attempts.push_back(ToAttempt(r));
     }
     return attempts;
   });
@@ -660,26 +385,12 @@ Result<std::vector<ClaimedDelivery>> PgStore::ClaimDue(int limit, Duration lease
     pqxx::nontransaction tx(c);  // the function is the whole transaction
     const int64_t token = NewClaimToken();
     auto rows = Exec(
-        tx, kClaimDue,
+        tx, sql::kClaimDue,
         Params().Add(limit).Add(static_cast<int64_t>(lease.count())).Add(token).Add(default_cap));
     std::vector<ClaimedDelivery> claimed;
     claimed.reserve(rows.size());
     for (const auto& r : rows) {
-      ClaimedDelivery d;
-      d.delivery_id = r[0].as<int64_t>();
-      d.claim_token = token;
-      d.event_id = r[1].as<int64_t>();
-      d.event_type = r[2].c_str();
-      d.payload = std::string(r[3].c_str(), r[3].size());
-      d.event_created_at = ToTimestamp(r[4]);
-      d.destination_id = r[5].as<int64_t>();
-      d.url = r[6].c_str();
-      d.secret = r[7].c_str();
-      d.headers = ParseHeaders(r[8].c_str());
-      d.attempt_count = r[9].as<int>();
-      d.cycle_attempts = r[10].as<int>();
-      d.created_at = ToTimestamp(r[11]);
-      claimed.push_back(std::move(d));
+      claimed.push_back(ToClaimed(r, token));
     }
     return claimed;
   });
@@ -702,15 +413,19 @@ Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptReco
     }
     errors.Add(r.error);
     bodies.Add(std::string_view(r.response_body));
-    outcomes.Add(std::string_view(r.outcome));
+    outcomes.Add(OutcomeName(r.outcome));
     statuses.Add(DeliveryStatusName(r.next_status));
     waits.Add(static_cast<int64_t>(r.wait.count()));
-    reasons.Add(r.dead_letter_reason);
+    if (r.dead_letter_reason) {
+      reasons.Add(DeadLetterReasonName(*r.dead_letter_reason));
+    } else {
+      reasons.AddNull();
+    }
     disables.Add(r.disable_destination);
   }
   return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::vector<int64_t>> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
-    auto r = Exec(tx, kRecordOutcomes,
+    auto r = Exec(tx, sql::kRecordOutcomes,
                   Params()
                       .Add(ids.Finish())
                       .Add(tokens.Finish())
@@ -741,8 +456,8 @@ Result<int> PgStore::ReleaseClaims(std::span<const ReleasedClaim> claims) {
   }
   return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<int> {
     pqxx::work tx(c);
-    auto r = Exec(tx, kReleaseClaims, Params().Add(ids.Finish()).Add(tokens.Finish()));
-    if (r.affected_rows() > 0) Exec(tx, kNotifyWakeup);
+    auto r = Exec(tx, sql::kReleaseClaims, Params().Add(ids.Finish()).Add(tokens.Finish()));
+    if (r.affected_rows() > 0) NotifyWakeup(tx);
     tx.commit();
     return static_cast<int>(r.affected_rows());
   });
@@ -751,7 +466,7 @@ Result<int> PgStore::ReleaseClaims(std::span<const ReleasedClaim> claims) {
 Result<int> PgStore::RequeueExpiredLeases() {
   return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<int> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
-    auto r = Exec(tx, kRequeueExpired);
+    auto r = Exec(tx, sql::kRequeueExpired);
     return static_cast<int>(r.affected_rows());
   });
 }
@@ -759,7 +474,7 @@ Result<int> PgStore::RequeueExpiredLeases() {
 Result<std::optional<Timestamp>> PgStore::NextDueAt() {
   return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::optional<Timestamp>> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, kNextDueAt);
+    auto r = Exec(tx, sql::kNextDueAt);
     return ToOptionalTimestamp(r[0][0]);
   });
 }
@@ -775,7 +490,7 @@ Result<std::unique_ptr<WakeupListener>> PgStore::Listen() {
 Result<DeliveryGauges> PgStore::CountDeliveries() {
   return Run([&](pqxx::connection& c) -> Result<DeliveryGauges> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, kCountDeliveries);
+    auto r = Exec(tx, sql::kCountDeliveries);
     return DeliveryGauges{r[0][0].as<int64_t>(), r[0][1].as<int64_t>(), r[0][2].as<int64_t>()};
   });
 }
@@ -783,7 +498,7 @@ Result<DeliveryGauges> PgStore::CountDeliveries() {
 Result<HealthStats> PgStore::Stats(Duration window) {
   return Run([&](pqxx::connection& c) -> Result<HealthStats> {
     pqxx::nontransaction tx(c);
-    const auto r = Exec(tx, kStats, Params().Add(static_cast<int64_t>(window.count())))[0];
+    const auto r = Exec(tx, sql::kStats, Params().Add(static_cast<int64_t>(window.count())))[0];
     const auto ratio = [](int64_t num, int64_t den) {
       return den == 0 ? 0.0 : static_cast<double>(num) / static_cast<double>(den);
     };
@@ -807,10 +522,10 @@ Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& fil
   return Run([&](pqxx::connection& c) -> Result<Listing<DeadLetter>> {
     pqxx::nontransaction tx(c);
     std::vector<DeadLetter> items;
-    for (const auto& row : Exec(tx, kListDeadLetters,
+    for (const auto& row : Exec(tx, sql::kListDeadLetters,
                                 Params()
                                     .Add(filter.destination_id)
-                                    .Add(filter.reason)
+                                    .Add(ReasonParam(filter))
                                     .Add(filter.since)
                                     .Add(filter.until)
                                     .Add(page.before_id)
@@ -824,13 +539,13 @@ Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& fil
 Result<int64_t> PgStore::ReplayDeadLetter(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<int64_t> {
     pqxx::work tx(c);
-    auto r = Exec(tx, kReplayDeadLetter, Params().Add(id));
+    auto r = Exec(tx, sql::kReplayDeadLetter, Params().Add(id));
     if (!r.empty()) {
-      Exec(tx, kNotifyWakeup);
+      NotifyWakeup(tx);
       tx.commit();
       return r[0][0].as<int64_t>();
     }
-    auto state = Exec(tx, kDeadLetterState, Params().Add(id));
+    auto state = Exec(tx, sql::kDeadLetterState, Params().Add(id));
     if (state.empty()) return Fail(ErrorKind::kNotFound, "no dead letter with that id");
     if (state[0][0].as<bool>())
       return Fail(ErrorKind::kConflict, "this dead letter was already replayed");
@@ -846,15 +561,15 @@ Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter) {
     int64_t total = 0;
     for (;;) {
       pqxx::work tx(c);
-      auto r = Exec(tx, kReplayDeadLetterChunk,
+      auto r = Exec(tx, sql::kReplayDeadLetterChunk,
                     Params()
                         .Add(filter.destination_id)
-                        .Add(filter.reason)
+                        .Add(ReasonParam(filter))
                         .Add(filter.since)
                         .Add(filter.until)
                         .Add(kReplayChunk));
       const int64_t n = r[0][0].as<int64_t>();
-      if (n > 0) Exec(tx, kNotifyWakeup);
+      if (n > 0) NotifyWakeup(tx);
       tx.commit();
       total += n;
       if (n == 0) break;

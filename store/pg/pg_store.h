@@ -1,12 +1,9 @@
 #pragma once
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
-#include <vector>
 
+#include "store/pg/committer.h"
 #include "store/pg/pg_pool.h"
 #include "store/store.h"
 
@@ -15,9 +12,18 @@ namespace webhookd::pg {
 // The Store on PostgreSQL. Thread-safe: each call borrows a pooled connection.
 class PgStore final : public Store {
  public:
-  // `pool_size` connections serve the calls; ingest without an idempotency key or a target
-  // destination additionally goes through `committers` group-commit connections.
-  PgStore(std::string url, int pool_size, int committers = 2);
+  struct Options {
+    // Connections for API and command calls, each borrowed for one call.
+    int api_connections = 16;
+    // Group-commit connections (and threads) for un-keyed, untargeted ingest; 0 sends
+    // every ingest through the API connections.
+    int committers = 2;
+    // Connections for the worker: its claim loop (which also sweeps leases and releases
+    // claims) and each of its outcome recorders.
+    int worker_connections = 3;
+  };
+
+  PgStore(std::string url, Options options);
   ~PgStore() override;
 
   // Store:
@@ -60,23 +66,9 @@ class PgStore final : public Store {
   template <typename F>
   auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
 
-  struct PendingIngest;
-  // Group commit: concurrent ingests share one transaction and one fsync; each caller
-  // gets its answer only after that commit.
-  Result<IngestReceipt> InsertEventGrouped(const NewEvent& event);
-  void CommitLoop();
-  void CommitGroup(std::vector<PendingIngest*>& group);
-
   PgPool pool_;
-  PgPool commit_pool_;
-  PgPool worker_pool_;  // the claim loop, the outcome writers and the lease sweeper
-  int committers_count_;
-  std::once_flag committers_started_;
-  std::mutex ingest_mu_;
-  std::condition_variable ingest_cv_;
-  std::deque<PendingIngest*> ingest_queue_;
-  bool ingest_stop_ = false;
-  std::vector<std::thread> committers_;
+  PgPool worker_pool_;
+  std::unique_ptr<GroupCommitter> committer_;  // null: no group commit
 };
 
 }  // namespace webhookd::pg

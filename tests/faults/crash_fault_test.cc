@@ -20,6 +20,7 @@
 #include "core/ids.h"
 #include "tests/testing/pg_cluster.h"
 #include "tests/testing/receiver.h"
+#include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -57,7 +58,8 @@ struct Answer {
 // Unfinished deliveries (pending or in_flight), or -1 while the database does not answer.
 int64_t Unfinished(const std::string& url) {
   try {
-    pqxx::connection conn(url);
+    auto conn_owner = testing::TestDatabase::Connect(url);
+    pqxx::connection& conn = *conn_owner;
     pqxx::nontransaction tx(conn);
     return tx.exec("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'in_flight')")[0][0]
         .as<int64_t>();
@@ -67,7 +69,8 @@ int64_t Unfinished(const std::string& url) {
 }
 
 std::string Scalar(const std::string& url, const std::string& sql) {
-  pqxx::connection conn(url);
+  auto conn_owner = testing::TestDatabase::Connect(url);
+  pqxx::connection& conn = *conn_owner;
   pqxx::nontransaction tx(conn);
   auto r = tx.exec(sql);
   return r.empty() || r[0][0].is_null() ? "" : r[0][0].c_str();
@@ -218,7 +221,8 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
   // ---- what the database holds ----
   std::map<int, std::string> id_in_db;  // n -> event id
   {
-    pqxx::connection conn(url);
+    auto conn_owner = testing::TestDatabase::Connect(url);
+    pqxx::connection& conn = *conn_owner;
     pqxx::nontransaction tx(conn);
     for (const auto& row : tx.exec("SELECT id, (payload::jsonb->>'n')::int FROM events")) {
       id_in_db[row[1].as<int>()] = FormatId(kEventPrefix, row[0].as<int64_t>());

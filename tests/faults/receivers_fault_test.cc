@@ -168,7 +168,8 @@ class Throughput {
   }
 
   std::string Summary() {
-    pqxx::connection conn(url_);
+    auto conn_owner = testing::TestDatabase::Connect(url_);
+    pqxx::connection& conn = *conn_owner;
     pqxx::nontransaction tx(conn);
     std::string out;
     for (const auto& row : tx.exec(
@@ -182,7 +183,8 @@ class Throughput {
 
   // Every attempt to a healthy receiver that did not succeed, one line each.
   std::string HealthyFailures() {
-    pqxx::connection conn(url_);
+    auto conn_owner = testing::TestDatabase::Connect(url_);
+    pqxx::connection& conn = *conn_owner;
     pqxx::nontransaction tx(conn);
     std::string out;
     for (const auto& row : tx.exec(

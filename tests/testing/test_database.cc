@@ -52,17 +52,23 @@ TestDatabase::~TestDatabase() {
   }
 }
 
+std::unique_ptr<pqxx::connection> TestDatabase::Connect(const std::string& url) {
+  auto conn = std::make_unique<pqxx::connection>(url);
+  pqxx::nontransaction(*conn).exec("SET search_path = webhookd, public");
+  return conn;
+}
+
 std::string TestDatabase::Scalar(const std::string& sql) {
-  pqxx::connection conn(url_);
-  pqxx::nontransaction tx(conn);
+  auto conn = Connect(url_);
+  pqxx::nontransaction tx(*conn);
   auto r = tx.exec(sql);
   if (r.empty() || r[0][0].is_null()) return "";
   return r[0][0].c_str();
 }
 
 void TestDatabase::Exec(const std::string& sql) {
-  pqxx::connection conn(url_);
-  pqxx::work tx(conn);
+  auto conn = Connect(url_);
+  pqxx::work tx(*conn);
   tx.exec(sql);
   tx.commit();
 }

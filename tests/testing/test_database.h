@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <pqxx/pqxx>
 #include <string>
 
@@ -21,6 +22,9 @@ class TestDatabase {
   std::string Scalar(const std::string& sql);
   // Runs `sql` in its own transaction.
   void Exec(const std::string& sql);
+
+  // A connection to `url` that finds webhookd's tables (schema webhookd) by their names.
+  static std::unique_ptr<pqxx::connection> Connect(const std::string& url);
 
   // The admin URL of the cluster (the "postgres" database).
   static std::string AdminUrl();

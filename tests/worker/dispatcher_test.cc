@@ -232,7 +232,7 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
   EXPECT_EQ(first.status_code, 503);
   EXPECT_FALSE(first.error.has_value());
   EXPECT_EQ(first.response_body, "body 503");
-  EXPECT_EQ(first.outcome, "retryable");
+  EXPECT_EQ(first.outcome, Outcome::kRetryable);
   EXPECT_EQ(first.next_status, DeliveryStatus::kPending);
   EXPECT_EQ(first.wait, Duration(9s));  // 10 s × (0.8 + 0.4 × 0.25)
   FakeRandom same({0.25});
@@ -246,7 +246,7 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
   EXPECT_NE(second.claim_token, first.claim_token);
   EXPECT_EQ(second.attempt_number, 2);
   EXPECT_EQ(second.status_code, 200);
-  EXPECT_EQ(second.outcome, "success");
+  EXPECT_EQ(second.outcome, Outcome::kSuccess);
   EXPECT_EQ(second.next_status, DeliveryStatus::kSucceeded);
   EXPECT_EQ(second.wait, Duration(0));
   EXPECT_EQ(random.draws(), 1u);  // a success draws nothing
@@ -328,9 +328,9 @@ TEST(DispatcherTest, A410DeadLettersAndDisablesTheDestination) {
   ASSERT_EQ(store.records.size(), 1u);
   const AttemptRecord& r = store.records[0];
   EXPECT_EQ(r.status_code, 410);
-  EXPECT_EQ(r.outcome, "permanent");
+  EXPECT_EQ(r.outcome, Outcome::kPermanent);
   EXPECT_EQ(r.next_status, DeliveryStatus::kDeadLettered);
-  EXPECT_EQ(r.dead_letter_reason, "permanent_failure");
+  EXPECT_EQ(r.dead_letter_reason, DeadLetterReason::kPermanentFailure);
   EXPECT_TRUE(r.disable_destination);
   EXPECT_EQ(sender.Sent().size(), 1u);
 }
@@ -346,7 +346,7 @@ TEST(DispatcherTest, OtherPermanentFailuresDoNotDisable) {
   ASSERT_TRUE(store.WaitForRecords(1));
   run.Stop();
   EXPECT_EQ(store.records[0].next_status, DeliveryStatus::kDeadLettered);
-  EXPECT_EQ(store.records[0].dead_letter_reason, "permanent_failure");
+  EXPECT_EQ(store.records[0].dead_letter_reason, DeadLetterReason::kPermanentFailure);
   EXPECT_FALSE(store.records[0].disable_destination);
 }
 
@@ -369,9 +369,9 @@ TEST(DispatcherTest, TheLastAttemptOfACycleExhausts) {
   EXPECT_EQ(r.attempt_number, 8);
   EXPECT_FALSE(r.status_code.has_value());
   EXPECT_EQ(r.error, "HTTP Connection");
-  EXPECT_EQ(r.outcome, "retryable");
+  EXPECT_EQ(r.outcome, Outcome::kRetryable);
   EXPECT_EQ(r.next_status, DeliveryStatus::kDeadLettered);
-  EXPECT_EQ(r.dead_letter_reason, "exhausted");
+  EXPECT_EQ(r.dead_letter_reason, DeadLetterReason::kExhausted);
   EXPECT_FALSE(r.disable_destination);
 }
 
@@ -389,7 +389,7 @@ TEST(DispatcherTest, AnUnusableSecretIsAPermanentFailureAndNothingIsSent) {
   run.Stop();
   EXPECT_TRUE(sender.Sent().empty());
   EXPECT_EQ(store.records[0].next_status, DeliveryStatus::kDeadLettered);
-  EXPECT_EQ(store.records[0].dead_letter_reason, "permanent_failure");
+  EXPECT_EQ(store.records[0].dead_letter_reason, DeadLetterReason::kPermanentFailure);
 }
 
 TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {

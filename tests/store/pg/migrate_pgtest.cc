@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <latch>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,7 +24,7 @@ const std::vector<std::string> kTables = {"api_keys",         "destinations",   
                                           "idempotency_keys", "schema_migrations"};
 
 bool TableExists(TestDatabase& db, const std::string& table) {
-  return db.Scalar("SELECT to_regclass('public." + table + "') IS NOT NULL") == "t";
+  return db.Scalar("SELECT to_regclass('webhookd." + table + "') IS NOT NULL") == "t";
 }
 
 std::string Applied(TestDatabase& db) {
@@ -43,9 +45,11 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_THAT(*applied, ::testing::ElementsAre("0001_init", "0002_claim_by_destination",
-                                               "0003_claim_function"));
+                                               "0003_claim_function", "0004_schema_webhookd"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
-  EXPECT_EQ(Applied(db), "0001_init,0002_claim_by_destination,0003_claim_function");
+  EXPECT_EQ(Applied(db), AllVersions());
+  // Nothing of webhookd's lands in public, where the application's own tables live.
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "0");
   EXPECT_EQ(Applied(db), AllVersions());
 }
 
@@ -109,7 +113,7 @@ TEST(MigrateTest, AFailingMigrationLeavesNoTrace) {
 
 TEST(MigrateTest, ReadyOnlyOnceEveryMigrationIsApplied) {
   TestDatabase db(false);
-  pg::PgStore store(db.url(), 1);
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 1});
   auto before = store.Ready();
   ASSERT_TRUE(before) << before.error().message;
   EXPECT_FALSE(*before);
@@ -124,6 +128,74 @@ TEST(MigrateTest, ReadyOnlyOnceEveryMigrationIsApplied) {
   auto missing = store.Ready();
   ASSERT_TRUE(missing) << missing.error().message;
   EXPECT_FALSE(*missing);
+}
+
+// A database made by a release before 0.2 (tables in public, migrations 0001-0003 applied)
+// moves into schema webhookd on `migrate` and keeps every row; a table of the
+// application's own in public, with a name webhookd also uses, stays where it is.
+TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
+  TestDatabase db(false);
+  const auto all = pg::EmbeddedMigrations();
+  {
+    // The previous release: migrations ran with the default search_path (public).
+    auto conn = std::make_unique<pqxx::connection>(db.url());
+    pqxx::nontransaction tx(*conn);
+    tx.exec(
+        "CREATE TABLE schema_migrations (version text PRIMARY KEY,"
+        " applied_at timestamptz NOT NULL DEFAULT now())");
+    for (const auto& m : all.subspan(0, 3)) {
+      tx.exec(m.sql);
+      tx.exec_params("INSERT INTO schema_migrations (version) VALUES ($1)", m.version);
+    }
+    tx.exec(
+        "INSERT INTO api_keys (name, role, key_hash) VALUES ('old', 'admin', 'h1');"
+        "INSERT INTO destinations (url, secret) VALUES ('https://example.com/a', 'whsec_x');"
+        "INSERT INTO events (type, payload) SELECT 'order.created', '{\"n\":' || g || '}'"
+        "  FROM generate_series(1, 50) g;"
+        "INSERT INTO deliveries (event_id, destination_id, next_attempt_at)"
+        "  SELECT id, 1, now() FROM events;"
+        "UPDATE deliveries SET status = 'dead_lettered' WHERE id <= 5;"
+        "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome)"
+        "  SELECT id, 1, now(), 3, 'permanent' FROM deliveries WHERE id <= 5;"
+        "INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count)"
+        "  SELECT id, event_id, 1, 'permanent_failure', 1 FROM deliveries WHERE id <= 5;"
+        "INSERT INTO idempotency_keys (key, request_hash, event_id) VALUES ('k', 'h', 1);");
+    // The application's own table, unrelated to webhookd.
+    tx.exec(
+        "CREATE TABLE public.orders (id int PRIMARY KEY); INSERT INTO public.orders VALUES (42)");
+  }
+
+  auto applied = pg::Migrate(db.url(), all);
+  ASSERT_TRUE(applied) << applied.error().message;
+  EXPECT_THAT(*applied, ::testing::ElementsAre("0004_schema_webhookd"));
+  for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
+                      " WHERE schemaname = 'public'"),
+            "orders");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.events"), "50");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.deliveries"), "50");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.attempts"), "5");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.dead_letters"), "5");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.idempotency_keys"), "1");
+  EXPECT_EQ(db.Scalar("SELECT key_hash FROM webhookd.api_keys"), "h1");
+  EXPECT_EQ(Applied(db), AllVersions());
+
+  // The moved installation works: ids continue, the claim function is in place.
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 1});
+  auto ready = store.Ready();
+  ASSERT_TRUE(ready && *ready);
+  auto receipt = store.InsertEvent(NewEvent{"order.created", "{}", std::nullopt}, std::nullopt);
+  ASSERT_TRUE(receipt) << receipt.error().message;
+  EXPECT_EQ(receipt->event.id, 51);
+  ASSERT_EQ(receipt->event.deliveries.size(), 1u);
+  auto claimed = store.ClaimDue(100, std::chrono::minutes(1), 1000);
+  ASSERT_TRUE(claimed) << claimed.error().message;
+  EXPECT_EQ(claimed->size(), 46u);  // the 45 pending moved ones and the new one
+  // A second run moves nothing and applies nothing.
+  auto again = pg::Migrate(db.url(), all);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->empty());
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM public.orders"), "1");
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ using testing::TestDatabase;
 
 TEST(ApiKeysPgTest, CreateListFindRevokeRoundTrip) {
   TestDatabase db;
-  pg::PgStore store(db.url(), 2);
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
   const std::string key = GenerateApiKey();
   const std::string hash = HashApiKey(key);
 
@@ -71,7 +71,7 @@ TEST(ApiKeysPgTest, CreateListFindRevokeRoundTrip) {
 
 TEST(ApiKeysPgTest, ThePlaintextKeyIsStoredNowhere) {
   TestDatabase db;
-  pg::PgStore store(db.url(), 2);
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
   const std::string publisher = GenerateApiKey();
   const std::string admin = GenerateApiKey();
   const std::string bootstrap = GenerateApiKey();
@@ -85,7 +85,7 @@ TEST(ApiKeysPgTest, ThePlaintextKeyIsStoredNowhere) {
   std::string everything;
   const std::string tables = db.Scalar(
       "SELECT string_agg(table_name, ',') FROM information_schema.tables"
-      " WHERE table_schema = 'public'");
+      " WHERE table_schema = 'webhookd'");
   ASSERT_THAT(tables, ::testing::HasSubstr("api_keys"));
   size_t start = 0;
   while (start <= tables.size()) {
@@ -106,7 +106,7 @@ TEST(ApiKeysPgTest, ThePlaintextKeyIsStoredNowhere) {
 
 TEST(ApiKeysPgTest, EnsureAdminKeyIsIdempotentAndUnrevokes) {
   TestDatabase db;
-  pg::PgStore store(db.url(), 2);
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
   const std::string hash = HashApiKey(GenerateApiKey());
 
   ASSERT_TRUE(store.EnsureAdminKey(hash));
@@ -135,7 +135,7 @@ TEST(ApiKeysPgTest, EnsureAdminKeyIsIdempotentAndUnrevokes) {
 
 TEST(ApiKeysPgTest, EnsureAdminKeyMakesAPublisherKeyWithThatValueAnAdmin) {
   TestDatabase db;
-  pg::PgStore store(db.url(), 2);
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
   const std::string hash = HashApiKey(GenerateApiKey());
   ASSERT_TRUE(store.CreateApiKey("pub", Role::kPublisher, hash));
 

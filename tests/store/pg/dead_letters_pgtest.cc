@@ -13,37 +13,19 @@
 #include <vector>
 
 #include "store/pg/pg_store.h"
-#include "tests/testing/test_database.h"
+#include "tests/testing/pg_fixture.h"
 
 namespace webhookd {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TestDatabase;
+using testing::Ids;
+using testing::N;
+using testing::RecordFor;
 
-std::string N(int64_t n) { return std::to_string(n); }
-
-std::vector<int64_t> Ids(const std::string& comma_separated) {
-  std::vector<int64_t> out;
-  size_t start = 0;
-  while (start < comma_separated.size()) {
-    const size_t comma = std::min(comma_separated.find(',', start), comma_separated.size());
-    out.push_back(std::stoll(comma_separated.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  return out;
-}
-
-class DeadLetterPgTest : public ::testing::Test {
+class DeadLetterPgTest : public testing::PgTest {
  protected:
-  int64_t CreateDestination() {
-    Destination d;
-    d.url = "https://example.com/hook";
-    d.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-    auto r = store_.CreateDestination(d);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? r->id : 0;
-  }
+  int64_t CreateDestination() { return PgTest::CreateDestination(testing::TestDestination()); }
 
   // An event of type `reason` for `destination_id` alone; returns its delivery id.
   int64_t Ingest(int64_t destination_id, const std::string& reason = "exhausted") {
@@ -63,22 +45,12 @@ class DeadLetterPgTest : public ::testing::Test {
       if (claimed->empty()) return;
       std::vector<AttemptRecord> records;
       for (const ClaimedDelivery& c : *claimed) {
-        AttemptRecord r;
-        r.delivery_id = c.delivery_id;
-        r.claim_token = c.claim_token;
-        r.destination_id = c.destination_id;
-        r.event_id = c.event_id;
-        r.attempt_number = c.attempt_count + 1;
-        r.started_at = SystemClock().Now();
-        r.duration_ms = 3;
-        r.status_code = 500;
+        AttemptRecord r = RecordFor(c, DeliveryStatus::kPending, 500, Outcome::kRetryable);
         r.error = "HTTP 500";
-        r.outcome = "retryable";
         if (c.cycle_attempts + 1 >= attempts) {
           r.next_status = DeliveryStatus::kDeadLettered;
-          r.dead_letter_reason = c.event_type;
+          r.dead_letter_reason = ParseDeadLetterReason(c.event_type);
         } else {
-          r.next_status = DeliveryStatus::kPending;
           r.wait = 0s;  // due at once
         }
         records.push_back(r);
@@ -119,9 +91,6 @@ class DeadLetterPgTest : public ::testing::Test {
         " SELECT id, event_id, " +
         dst + ", 'exhausted', 5, 500, 'HTTP 500' FROM new_deliveries;");
   }
-
-  TestDatabase db_;
-  pg::PgStore store_{db_.url(), 8};
 };
 
 TEST_F(DeadLetterPgTest, AReplayRestartsTheCycleAndKeepsTheAttempts) {
@@ -239,7 +208,7 @@ TEST_F(DeadLetterPgTest, AnUnknownDeadLetterIsNotFound) {
 struct Letter {
   int64_t id;
   int64_t destination_id;
-  std::string reason;
+  DeadLetterReason reason;
   Timestamp at;
 };
 
@@ -362,7 +331,7 @@ DeadLetterFilter ByDestination(const Fixture& f) {
 
 DeadLetterFilter ByReason(const Fixture&) {
   DeadLetterFilter filter;
-  filter.reason = "permanent_failure";
+  filter.reason = DeadLetterReason::kPermanentFailure;
   return filter;
 }
 
@@ -381,7 +350,7 @@ DeadLetterFilter Until(const Fixture& f) {
 DeadLetterFilter Everything(const Fixture& f) {
   DeadLetterFilter filter;
   filter.destination_id = f.a;
-  filter.reason = "exhausted";
+  filter.reason = DeadLetterReason::kExhausted;
   filter.since = f.letters[1].at;
   filter.until = f.letters[9].at;
   return filter;

@@ -15,29 +15,22 @@
 #include <vector>
 
 #include "store/pg/pg_store.h"
-#include "tests/testing/test_database.h"
+#include "tests/testing/pg_fixture.h"
 
 namespace webhookd {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TestDatabase;
+using testing::N;
+using testing::RecordFor;
 
-std::string N(int64_t n) { return std::to_string(n); }
-
-class ClaimPgTest : public ::testing::Test {
+class ClaimPgTest : public testing::PgTest {
  protected:
   int64_t CreateDestination(std::optional<int> max_in_flight = std::nullopt,
                             std::vector<std::string> event_types = {}) {
-    Destination d;
-    d.url = "https://example.com/hook";
-    d.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    Destination d = testing::TestDestination(std::move(event_types), max_in_flight);
     d.headers = {{"X-Tenant", "acme"}};
-    d.event_types = std::move(event_types);
-    d.max_in_flight = max_in_flight;
-    auto r = store_.CreateDestination(d);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? r->id : 0;
+    return PgTest::CreateDestination(d);
   }
 
   // `n` events, each fanned out to every matching destination.
@@ -49,12 +42,6 @@ class ClaimPgTest : public ::testing::Test {
     }
   }
 
-  std::vector<ClaimedDelivery> Claim(int limit, Duration lease = 1h, int default_cap = 16) {
-    auto r = store_.ClaimDue(limit, lease, default_cap);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : std::vector<ClaimedDelivery>{};
-  }
-
   std::string Column(int64_t delivery_id, const std::string& column) {
     return db_.Scalar("SELECT " + column + " FROM deliveries WHERE id = " + N(delivery_id));
   }
@@ -64,32 +51,6 @@ class ClaimPgTest : public ::testing::Test {
     return std::stod(db_.Scalar("SELECT extract(epoch FROM " + column +
                                 " - now()) FROM deliveries WHERE id = " + N(delivery_id)));
   }
-
-  static AttemptRecord RecordFor(const ClaimedDelivery& c, DeliveryStatus next,
-                                 std::optional<int> status_code, std::string outcome) {
-    AttemptRecord r;
-    r.delivery_id = c.delivery_id;
-    r.claim_token = c.claim_token;
-    r.destination_id = c.destination_id;
-    r.event_id = c.event_id;
-    r.attempt_number = c.attempt_count + 1;
-    r.started_at = SystemClock().Now();
-    r.duration_ms = 12;
-    r.status_code = status_code;
-    r.outcome = std::move(outcome);
-    r.next_status = next;
-    r.delivery_created_at = c.created_at;
-    return r;
-  }
-
-  std::vector<int64_t> Record(std::vector<AttemptRecord> records) {
-    auto r = store_.RecordOutcomes(records);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : std::vector<int64_t>{};
-  }
-
-  TestDatabase db_;
-  pg::PgStore store_{db_.url(), 8};
 };
 
 TEST_F(ClaimPgTest, TwoClaimersNeverGetTheSameDelivery) {
@@ -204,7 +165,8 @@ TEST_F(ClaimPgTest, AnExpiredLeaseIsClaimedAgainWithANewToken) {
   EXPECT_EQ(store_.RequeueExpiredLeases().value_or(-1), 0);
 
   // The worker that lost the lease comes back: its token changes nothing.
-  auto stale = Record({RecordFor(short_lease[0], DeliveryStatus::kSucceeded, 200, "success")});
+  auto stale =
+      Record({RecordFor(short_lease[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess)});
   EXPECT_TRUE(stale.empty());
   EXPECT_EQ(Column(id, "status"), "in_flight");
   EXPECT_EQ(Column(id, "claim_token"), N(again[0].claim_token));
@@ -215,7 +177,7 @@ TEST_F(ClaimPgTest, AnExpiredLeaseIsClaimedAgainWithANewToken) {
   EXPECT_EQ(Column(id, "status"), "in_flight");
 
   // The fresh claim's record is applied.
-  auto fresh = Record({RecordFor(again[0], DeliveryStatus::kSucceeded, 200, "success")});
+  auto fresh = Record({RecordFor(again[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess)});
   EXPECT_THAT(fresh, ::testing::ElementsAre(id));
   EXPECT_EQ(Column(id, "status"), "succeeded");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE delivery_id = " + N(id)), "1");
@@ -322,7 +284,7 @@ TEST_F(ClaimPgTest, TheDestinationCapHoldsAcrossConcurrentClaimers) {
     for (const auto& batch : got) {
       for (const auto& c : batch) {
         EXPECT_EQ(c.destination_id, dst);
-        done.push_back(RecordFor(c, DeliveryStatus::kSucceeded, 200, "success"));
+        done.push_back(RecordFor(c, DeliveryStatus::kSucceeded, 200, Outcome::kSuccess));
       }
     }
     EXPECT_EQ(Record(done).size(), done.size());
@@ -331,7 +293,8 @@ TEST_F(ClaimPgTest, TheDestinationCapHoldsAcrossConcurrentClaimers) {
   auto three = Claim(10);
   ASSERT_EQ(three.size(), 3u);
   EXPECT_TRUE(Claim(10).empty());
-  ASSERT_EQ(Record({RecordFor(three[0], DeliveryStatus::kSucceeded, 200, "success")}).size(), 1u);
+  ASSERT_EQ(
+      Record({RecordFor(three[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess)}).size(), 1u);
   EXPECT_EQ(Claim(10).size(), 1u);
 }
 
@@ -371,7 +334,7 @@ TEST_F(ClaimPgTest, ASuccessIsRecordedWithItsAttempt) {
   auto claimed = Claim(1);
   ASSERT_EQ(claimed.size(), 1u);
   const int64_t id = claimed[0].delivery_id;
-  AttemptRecord r = RecordFor(claimed[0], DeliveryStatus::kSucceeded, 200, "success");
+  AttemptRecord r = RecordFor(claimed[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess);
   r.response_body = "ok";
   EXPECT_THAT(Record({r}), ::testing::ElementsAre(id));
 
@@ -394,7 +357,7 @@ TEST_F(ClaimPgTest, ASuccessIsRecordedWithItsAttempt) {
   EXPECT_EQ((*attempts)[0].status_code, 200);
   EXPECT_FALSE((*attempts)[0].error);
   EXPECT_EQ((*attempts)[0].response_body, "ok");
-  EXPECT_EQ((*attempts)[0].outcome, "success");
+  EXPECT_EQ((*attempts)[0].outcome, Outcome::kSuccess);
   // Recording it twice changes nothing.
   EXPECT_TRUE(Record({r}).empty());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "1");
@@ -406,7 +369,7 @@ TEST_F(ClaimPgTest, ARetryIsDueAfterItsWaitAndCountsTheAttempt) {
   auto first = Claim(1);
   ASSERT_EQ(first.size(), 1u);
   const int64_t id = first[0].delivery_id;
-  AttemptRecord r = RecordFor(first[0], DeliveryStatus::kPending, 503, "retryable");
+  AttemptRecord r = RecordFor(first[0], DeliveryStatus::kPending, 503, Outcome::kRetryable);
   r.wait = 120s;
   r.error = "HTTP 503";
   ASSERT_THAT(Record({r}), ::testing::ElementsAre(id));
@@ -428,7 +391,8 @@ TEST_F(ClaimPgTest, ARetryIsDueAfterItsWaitAndCountsTheAttempt) {
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].attempt_count, 1);
   EXPECT_EQ(second[0].cycle_attempts, 1);
-  AttemptRecord r2 = RecordFor(second[0], DeliveryStatus::kPending, std::nullopt, "retryable");
+  AttemptRecord r2 =
+      RecordFor(second[0], DeliveryStatus::kPending, std::nullopt, Outcome::kRetryable);
   r2.error = "connection refused";
   r2.wait = 0s;
   EXPECT_EQ(r2.attempt_number, 2);
@@ -476,8 +440,8 @@ TEST_F(ClaimPgTest, ADeadLetterIsWrittenWithItsReason) {
   auto claimed = Claim(1);
   ASSERT_EQ(claimed.size(), 1u);
   const int64_t id = claimed[0].delivery_id;
-  AttemptRecord r = RecordFor(claimed[0], DeliveryStatus::kDeadLettered, 500, "retryable");
-  r.dead_letter_reason = "exhausted";
+  AttemptRecord r = RecordFor(claimed[0], DeliveryStatus::kDeadLettered, 500, Outcome::kRetryable);
+  r.dead_letter_reason = DeadLetterReason::kExhausted;
   r.error = "HTTP 500";
   ASSERT_THAT(Record({r}), ::testing::ElementsAre(id));
 
@@ -491,7 +455,7 @@ TEST_F(ClaimPgTest, ADeadLetterIsWrittenWithItsReason) {
   EXPECT_EQ(dl.delivery_id, id);
   EXPECT_EQ(dl.event_id, claimed[0].event_id);
   EXPECT_EQ(dl.destination_id, dst);
-  EXPECT_EQ(dl.reason, "exhausted");
+  EXPECT_EQ(dl.reason, DeadLetterReason::kExhausted);
   EXPECT_EQ(dl.attempt_count, 1);
   EXPECT_EQ(dl.last_status_code, 500);
   EXPECT_EQ(dl.last_error, "HTTP 500");
@@ -511,12 +475,12 @@ TEST_F(ClaimPgTest, A410DeadLettersAndDisablesOnlyItsDestination) {
   std::vector<AttemptRecord> records;
   for (const auto& c : claimed) {
     if (c.destination_id == gone) {
-      AttemptRecord r = RecordFor(c, DeliveryStatus::kDeadLettered, 410, "permanent");
-      r.dead_letter_reason = "permanent_failure";
+      AttemptRecord r = RecordFor(c, DeliveryStatus::kDeadLettered, 410, Outcome::kPermanent);
+      r.dead_letter_reason = DeadLetterReason::kPermanentFailure;
       r.disable_destination = true;
       records.push_back(r);
     } else {
-      AttemptRecord r = RecordFor(c, DeliveryStatus::kPending, 500, "retryable");
+      AttemptRecord r = RecordFor(c, DeliveryStatus::kPending, 500, Outcome::kRetryable);
       r.wait = 30s;
       records.push_back(r);
     }
@@ -541,14 +505,14 @@ TEST_F(ClaimPgTest, ABatchOfOutcomesIsWrittenTogetherAndKeepsItsText) {
   // Text that array literals must quote: quotes, backslashes, commas, braces, NULL.
   const std::string tricky = "say \"hi\", {x}\\y\nNULL é";
   std::vector<AttemptRecord> records = {
-      RecordFor(claimed[0], DeliveryStatus::kSucceeded, 204, "success"),
-      RecordFor(claimed[1], DeliveryStatus::kPending, 429, "retryable"),
-      RecordFor(claimed[2], DeliveryStatus::kDeadLettered, 404, "permanent"),
-      RecordFor(claimed[3], DeliveryStatus::kPending, std::nullopt, "retryable")};
+      RecordFor(claimed[0], DeliveryStatus::kSucceeded, 204, Outcome::kSuccess),
+      RecordFor(claimed[1], DeliveryStatus::kPending, 429, Outcome::kRetryable),
+      RecordFor(claimed[2], DeliveryStatus::kDeadLettered, 404, Outcome::kPermanent),
+      RecordFor(claimed[3], DeliveryStatus::kPending, std::nullopt, Outcome::kRetryable)};
   records[0].response_body = tricky;
   records[1].error = tricky;
   records[1].wait = 60s;
-  records[2].dead_letter_reason = "permanent_failure";
+  records[2].dead_letter_reason = DeadLetterReason::kPermanentFailure;
   records[2].response_body = "NULL";
   records[3].error = "NULL";
   records[3].response_body = "";

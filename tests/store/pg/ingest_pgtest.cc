@@ -13,49 +13,25 @@
 #include <vector>
 
 #include "store/pg/pg_store.h"
-#include "tests/testing/test_database.h"
+#include "tests/testing/pg_fixture.h"
 
 namespace webhookd {
 namespace {
 
 using ::testing::ElementsAreArray;
+using testing::Ids;
+using testing::N;
+using testing::RecordFor;
 using testing::TestDatabase;
 using ::testing::UnorderedElementsAreArray;
 
-Destination NewDestination(std::vector<std::string> event_types, bool enabled = true) {
-  Destination d;
-  d.url = "https://example.com/hook";
-  d.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-  d.event_types = std::move(event_types);
-  d.enabled = enabled;
-  return d;
-}
-
 int64_t CreateDestination(pg::PgStore& store, std::vector<std::string> event_types,
                           bool enabled = true) {
-  auto d = store.CreateDestination(NewDestination(std::move(event_types), enabled));
+  auto d = store.CreateDestination(
+      testing::TestDestination(std::move(event_types), std::nullopt, enabled));
   EXPECT_TRUE(d) << d.error().message;
   return d ? d->id : 0;
 }
-
-// The record a worker writes after one first attempt of `c`.
-AttemptRecord RecordFor(const ClaimedDelivery& c, DeliveryStatus next, int status_code,
-                        std::string outcome) {
-  AttemptRecord r;
-  r.delivery_id = c.delivery_id;
-  r.claim_token = c.claim_token;
-  r.destination_id = c.destination_id;
-  r.event_id = c.event_id;
-  r.attempt_number = c.attempt_count + 1;
-  r.started_at = SystemClock().Now();
-  r.status_code = status_code;
-  r.outcome = std::move(outcome);
-  r.next_status = next;
-  r.delivery_created_at = c.created_at;
-  return r;
-}
-
-std::string N(int64_t n) { return std::to_string(n); }
 
 // Ingests through either path: un-keyed (group commit) or keyed (its own transaction).
 class FanOutTest : public ::testing::TestWithParam<bool> {
@@ -92,7 +68,7 @@ class FanOutTest : public ::testing::TestWithParam<bool> {
   }
 
   TestDatabase db_;
-  pg::PgStore store_{db_.url(), 4};
+  pg::PgStore store_{db_.url(), pg::PgStore::Options{.api_connections = 4}};
   int keys_ = 0;
 };
 
@@ -163,7 +139,7 @@ class IngestPgTest : public ::testing::Test {
   }
 
   TestDatabase db_;
-  pg::PgStore store_{db_.url(), 4};
+  pg::PgStore store_{db_.url(), pg::PgStore::Options{.api_connections = 4}};
 };
 
 TEST_F(IngestPgTest, ATargetedEventGoesToExactlyThatDestinationIgnoringFilters) {
@@ -257,7 +233,7 @@ TEST_F(IngestPgTest, AKeyOlderThanADayIsFree) {
 }
 
 TEST_F(IngestPgTest, FiftyConcurrentIngestsWithOneKeyMakeOneEvent) {
-  pg::PgStore store(db_.url(), 16);
+  pg::PgStore store(db_.url(), pg::PgStore::Options{.api_connections = 16});
   CreateDestination(store, {});
   constexpr int kThreads = 50;
   std::latch start(kThreads);
@@ -292,7 +268,7 @@ TEST_F(IngestPgTest, FiftyConcurrentIngestsWithOneKeyMakeOneEvent) {
 // in their own transaction: a revoked or unknown key's event is refused and writes
 // nothing, while the others in the same commit group go through.
 TEST_F(IngestPgTest, AnIngestWithARevokedKeyIsRefusedAndWritesNothing) {
-  pg::PgStore store(db_.url(), 16);
+  pg::PgStore store(db_.url(), pg::PgStore::Options{.api_connections = 16});
   CreateDestination(store, {});
   auto live = store.CreateApiKey("live", Role::kPublisher, std::string(64, 'a'));
   auto revoked = store.CreateApiKey("revoked", Role::kPublisher, std::string(64, 'b'));
@@ -344,9 +320,9 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
 
   // 0 succeeds, 1 is dead-lettered, 2 is released (pending), 3 stays in flight.
   std::vector<AttemptRecord> records = {
-      RecordFor((*claimed)[0], DeliveryStatus::kSucceeded, 200, "success"),
-      RecordFor((*claimed)[1], DeliveryStatus::kDeadLettered, 400, "permanent")};
-  records[1].dead_letter_reason = "permanent_failure";
+      RecordFor((*claimed)[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess),
+      RecordFor((*claimed)[1], DeliveryStatus::kDeadLettered, 400, Outcome::kPermanent)};
+  records[1].dead_letter_reason = DeadLetterReason::kPermanentFailure;
   auto applied = store_.RecordOutcomes(records);
   ASSERT_TRUE(applied) << applied.error().message;
   ASSERT_EQ(applied->size(), 2u);
@@ -369,7 +345,7 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
 
   // The worker that held delivery 3 changes nothing when it reports.
   const ClaimedDelivery& late = (*claimed)[3];
-  const AttemptRecord stale = RecordFor(late, DeliveryStatus::kSucceeded, 200, "success");
+  const AttemptRecord stale = RecordFor(late, DeliveryStatus::kSucceeded, 200, Outcome::kSuccess);
   auto ignored = store_.RecordOutcomes({&stale, 1});
   ASSERT_TRUE(ignored);
   EXPECT_TRUE(ignored->empty());
@@ -515,16 +491,8 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
   ASSERT_TRUE(store_.UpdateDestination(b, on));
 
   auto ids = [&](const std::string& where) {
-    std::vector<int64_t> out;
-    const std::string list = db_.Scalar(
-        "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM deliveries WHERE " + where);
-    size_t start = 0;
-    while (start < list.size()) {
-      const size_t comma = std::min(list.find(',', start), list.size());
-      out.push_back(std::stoll(list.substr(start, comma - start)));
-      start = comma + 1;
-    }
-    return out;
+    return Ids(db_.Scalar(
+        "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM deliveries WHERE " + where));
   };
   auto page_through = [&](DeliveryFilter filter, int limit) {
     return PageThrough<Delivery>([&](const Page& p) { return store_.ListDeliveries(filter, p); },

@@ -1,0 +1,51 @@
+#include "store/pg/errors.h"
+
+#include <pqxx/pqxx>
+#include <string>
+
+namespace webhookd::pg {
+namespace {
+
+bool IsConnectionState(const std::string& sqlstate) {
+  // 08: connection exception; 57P: operator intervention (shutdown); 53: resources.
+  return sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate.starts_with("53");
+}
+
+Error Unavailable(const char* message, bool* discard) {
+  *discard = true;
+  return Error{ErrorKind::kUnavailable, message, {}};
+}
+
+}  // namespace
+
+Error ToError(const std::exception& e, bool* discard) {
+  *discard = false;
+  if (dynamic_cast<const pqxx::in_doubt_error*>(&e) != nullptr) {
+    return Unavailable("the database connection was lost during commit", discard);
+  }
+  if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
+    return Unavailable("the database is unavailable", discard);
+  }
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
+    if (IsConnectionState(sql->sqlstate()))
+      return Unavailable("the database is unavailable", discard);
+    return Error{ErrorKind::kInternal, std::string("database error: ") + e.what(), {}};
+  }
+  if (dynamic_cast<const pqxx::failure*>(&e) != nullptr) {
+    return Unavailable("the database is unavailable", discard);
+  }
+  return Error{ErrorKind::kInternal, std::string("store: ") + e.what(), {}};
+}
+
+Error CurrentError(bool* discard) {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return ToError(e, discard);
+  } catch (...) {
+    *discard = false;
+    return Error{ErrorKind::kInternal, "store: unknown exception", {}};
+  }
+}
+
+}  // namespace webhookd::pg

@@ -1,0 +1,41 @@
+#include "store/pg/exec.h"
+
+#include <chrono>
+#include <thread>
+
+#include "store/pg/locks.h"
+#include "store/pg/pg_pool.h"
+#include "store/pg/statements.h"
+
+namespace webhookd::pg {
+
+pqxx::result Exec(pqxx::transaction_base& tx, const Query& q, const Params& params) {
+  return tx.exec_prepared(std::string(q.name), params.dynamic());
+}
+
+void NotifyWakeup(pqxx::transaction_base& tx) {
+  Exec(tx, sql::kNotifyWakeup, Params().Add(kWakeupChannel));
+}
+
+bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids) {
+  ArrayLiteral ids;
+  for (int64_t id : event_ids) ids.Add(id);
+  const std::string array = ids.Finish();
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    try {
+      auto conn = PgPool::Connect(url);
+      pqxx::nontransaction tx(*conn);
+      auto r = Exec(tx, sql::kCountEvents, Params().Add(array));
+      return r[0][0].as<int64_t>() > 0;  // one transaction: all or none
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+  return false;
+}
+
+std::unexpected<Error> KeyNotLive() {
+  return Fail(ErrorKind::kUnauthorized, "the API key is not valid");
+}
+
+}  // namespace webhookd::pg

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "store/pg/pg_values.h"
+#include "store/pg/query.h"
+
+namespace webhookd::pg {
+
+// Runs a statement of sql/ (prepared on every connection under its name).
+pqxx::result Exec(pqxx::transaction_base& tx, const Query& q, const Params& params = Params());
+
+// Wakes the workers when `tx` commits (NOTIFY is transactional).
+void NotifyWakeup(pqxx::transaction_base& tx);
+
+// The connection broke during COMMIT, so the outcome is unknown: asks a fresh connection
+// whether the events exist, for a few seconds while the database comes back. False when
+// they do not exist or the question cannot be answered.
+bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids);
+
+// An ingest whose deferred API key check (NewEvent::verify_key_hash) failed.
+std::unexpected<Error> KeyNotLive();
+
+}  // namespace webhookd::pg

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cstdint>
+
+namespace webhookd::pg {
+
+// PostgreSQL advisory lock keys, each webhookd's alone.
+// `webhookd migrate`: one migrator at a time (a session lock).
+inline constexpr int64_t kMigrateLock = 7252010;
+// Every claim, so the per-destination caps hold across workers (a transaction lock taken
+// inside the claim function of migrations/0003_claim_function.sql, which holds the value
+// itself; tests/store/pg/claim_pgtest.cc checks they agree).
+inline constexpr int64_t kClaimLock = 7252011;
+
+// The channel workers LISTEN on; ingest, replay and release NOTIFY it.
+inline constexpr const char* kWakeupChannel = "webhookd_wakeup";
+
+}  // namespace webhookd::pg

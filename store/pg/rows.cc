@@ -1,0 +1,132 @@
+#include "store/pg/rows.h"
+
+#include <nlohmann/json.hpp>
+
+#include "store/pg/pg_values.h"
+
+namespace webhookd::pg {
+
+ApiKeyInfo ToApiKey(const pqxx::row& r) {
+  return ApiKeyInfo{r[0].as<int64_t>(), r[1].c_str(),
+                    ParseRole(r[2].c_str()).value_or(Role::kPublisher), ToTimestamp(r[3]),
+                    ToOptionalTimestamp(r[4])};
+}
+
+Destination ToDestination(const pqxx::row& r) {
+  Destination d;
+  d.id = r[0].as<int64_t>();
+  d.url = r[1].c_str();
+  d.description = r[2].c_str();
+  d.event_types = nlohmann::json::parse(r[3].c_str()).get<std::vector<std::string>>();
+  d.secret = r[4].c_str();
+  d.headers = ParseHeaders(r[5].c_str());
+  d.enabled = r[6].as<bool>();
+  d.max_in_flight = ToOptionalInt(r[7]);
+  d.created_at = ToTimestamp(r[8]);
+  d.updated_at = ToTimestamp(r[9]);
+  return d;
+}
+
+Delivery ToDelivery(const pqxx::row& r) {
+  Delivery d;
+  d.id = r[0].as<int64_t>();
+  d.event_id = r[1].as<int64_t>();
+  d.destination_id = r[2].as<int64_t>();
+  d.status = ParseDeliveryStatus(r[3].c_str()).value_or(DeliveryStatus::kPending);
+  d.attempt_count = r[4].as<int>();
+  d.next_attempt_at = ToOptionalTimestamp(r[5]);
+  d.last_attempt_at = ToOptionalTimestamp(r[6]);
+  d.last_status_code = ToOptionalInt(r[7]);
+  d.last_error = ToOptionalString(r[8]);
+  d.created_at = ToTimestamp(r[9]);
+  d.updated_at = ToTimestamp(r[10]);
+  return d;
+}
+
+Event ToEvent(const pqxx::row& r) {
+  return Event{r[0].as<int64_t>(),
+               r[1].c_str(),
+               std::string(r[2].c_str(), r[2].size()),
+               ToTimestamp(r[3]),
+               {}};
+}
+
+DeadLetter ToDeadLetter(const pqxx::row& r) {
+  DeadLetter d;
+  d.id = r[0].as<int64_t>();
+  d.delivery_id = r[1].as<int64_t>();
+  d.event_id = r[2].as<int64_t>();
+  d.destination_id = r[3].as<int64_t>();
+  d.reason = ParseDeadLetterReason(r[4].c_str()).value_or(DeadLetterReason::kExhausted);
+  d.attempt_count = r[5].as<int>();
+  d.last_status_code = ToOptionalInt(r[6]);
+  d.last_error = ToOptionalString(r[7]);
+  d.dead_lettered_at = ToTimestamp(r[8]);
+  d.replayed_at = ToOptionalTimestamp(r[9]);
+  return d;
+}
+
+Attempt ToAttempt(const pqxx::row& r) {
+  Attempt a;
+  a.delivery_id = r[0].as<int64_t>();
+  a.attempt_number = r[1].as<int>();
+  a.started_at = ToTimestamp(r[2]);
+  a.duration_ms = r[3].as<int>();
+  a.status_code = ToOptionalInt(r[4]);
+  a.error = ToOptionalString(r[5]);
+  a.response_body = std::string(r[6].c_str(), r[6].size());
+  a.outcome = ParseOutcome(r[7].c_str()).value_or(Outcome::kRetryable);
+  return a;
+}
+
+ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
+  ClaimedDelivery d;
+  d.delivery_id = r[0].as<int64_t>();
+  d.claim_token = claim_token;
+  d.event_id = r[1].as<int64_t>();
+  d.event_type = r[2].c_str();
+  d.payload = std::string(r[3].c_str(), r[3].size());
+  d.event_created_at = ToTimestamp(r[4]);
+  d.destination_id = r[5].as<int64_t>();
+  d.url = r[6].c_str();
+  d.secret = r[7].c_str();
+  d.headers = ParseHeaders(r[8].c_str());
+  d.attempt_count = r[9].as<int>();
+  d.cycle_attempts = r[10].as<int>();
+  d.created_at = ToTimestamp(r[11]);
+  return d;
+}
+
+Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Timestamp created_at) {
+  Delivery d;
+  d.id = id;
+  d.event_id = event_id;
+  d.destination_id = destination_id;
+  d.created_at = d.updated_at = created_at;
+  d.next_attempt_at = created_at;
+  return d;
+}
+
+std::string HeadersJson(const Headers& headers) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : headers) object[name] = value;
+  return object.dump();
+}
+
+Headers ParseHeaders(const char* json) {
+  Headers headers;
+  // A named object: ranging over a temporary's items() would dangle.
+  const nlohmann::json object = nlohmann::json::parse(json);
+  for (const auto& [name, value] : object.items()) {
+    headers.emplace_back(name, value.get<std::string>());
+  }
+  return headers;
+}
+
+std::string TextArray(const std::vector<std::string>& items) {
+  ArrayLiteral array;
+  for (const auto& item : items) array.Add(std::string_view(item));
+  return array.Finish();
+}
+
+}  // namespace webhookd::pg

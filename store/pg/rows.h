@@ -1,0 +1,28 @@
+#pragma once
+
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+
+namespace webhookd::pg {
+
+// Row mappers: each reads the columns its statement's file in sql/ selects, in order.
+ApiKeyInfo ToApiKey(const pqxx::row& r);        // create/list/find_api_key
+Destination ToDestination(const pqxx::row& r);  // *_destination(s)
+Delivery ToDelivery(const pqxx::row& r);        // get_delivery, event/list_deliveries
+Event ToEvent(const pqxx::row& r);              // get_event, list_events
+DeadLetter ToDeadLetter(const pqxx::row& r);    // list_dead_letters
+Attempt ToAttempt(const pqxx::row& r);          // list_attempts
+ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token);  // claim_due
+
+// A delivery just made by a fan-out, as the 202 shows it: pending, due at once.
+Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Timestamp created_at);
+
+// Encodings of the destination columns.
+std::string HeadersJson(const Headers& headers);
+Headers ParseHeaders(const char* json);
+std::string TextArray(const std::vector<std::string>& items);
+
+}  // namespace webhookd::pg

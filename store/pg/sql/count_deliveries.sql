@@ -1,0 +1,5 @@
+-- Both partial indexes together cover exactly the unfinished rows.
+SELECT count(*) FILTER (WHERE status = 'pending'),
+       count(*) FILTER (WHERE status = 'in_flight'),
+       count(*) FILTER (WHERE created_at < now() - interval '24 hours')
+  FROM deliveries WHERE status IN ('pending', 'in_flight')

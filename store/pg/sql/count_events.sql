@@ -1,0 +1,1 @@
+SELECT count(*) FROM events WHERE id = ANY($1::bigint[])

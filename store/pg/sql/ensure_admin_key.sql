@@ -1,0 +1,2 @@
+INSERT INTO api_keys (name, role, key_hash) VALUES ('bootstrap', 'admin', $1)
+ON CONFLICT (key_hash) DO UPDATE SET role = 'admin', revoked_at = NULL

@@ -1,0 +1,3 @@
+INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
+SELECT $1, t.id, now() FROM destinations t WHERE t.id = $2 AND t.enabled AND t.deleted_at IS NULL
+RETURNING id, destination_id, created_at

@@ -1,0 +1,22 @@
+-- One chunk of a bulk replay, as replay_dead_letter.sql does for one; SKIP LOCKED lets two
+-- bulk replays share the work without either replaying a dead letter the other took.
+WITH dl AS (
+  UPDATE dead_letters x SET replayed_at = now()
+   WHERE x.id IN (
+     SELECT id FROM dead_letters
+      WHERE replayed_at IS NULL
+        AND ($1::bigint IS NULL OR destination_id = $1) AND ($2::text IS NULL OR reason = $2)
+        AND ($3::timestamptz IS NULL OR dead_lettered_at >= $3)
+        AND ($4::timestamptz IS NULL OR dead_lettered_at < $4)
+        AND EXISTS (SELECT 1 FROM destinations t
+                     WHERE t.id = dead_letters.destination_id AND t.deleted_at IS NULL)
+      ORDER BY id LIMIT $5
+        FOR UPDATE SKIP LOCKED)
+  RETURNING delivery_id),
+r AS (
+  UPDATE deliveries d
+     SET status = 'pending', cycle_attempts = 0, next_attempt_at = now(), lease_until = NULL,
+         claim_token = NULL, updated_at = now()
+    FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
+  RETURNING 1)
+SELECT count(*) FROM dl

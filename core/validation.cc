@@ -38,11 +38,6 @@ bool IsValidEventTypePattern(std::string_view pattern) {
   return IsValidEventType(pattern);
 }
 
-bool EventTypeMatches(std::string_view pattern, std::string_view type) {
-  if (pattern.ends_with(".*")) return type.starts_with(pattern.substr(0, pattern.size() - 1));
-  return pattern == type;
-}
-
 bool IsValidHeaderName(std::string_view name) {
   return !name.empty() && name.size() <= 256 && std::all_of(name.begin(), name.end(), IsTokenChar);
 }

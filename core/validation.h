@@ -19,8 +19,6 @@ inline constexpr int kMaxJsonDepth = 64;
 bool IsValidEventType(std::string_view type);
 // An event type, or a prefix pattern "p.*" whose "p" is 1+ event-type characters.
 bool IsValidEventTypePattern(std::string_view pattern);
-// True when `pattern` (as above) selects `type`: equal, or "p.*" and type starts with "p.".
-bool EventTypeMatches(std::string_view pattern, std::string_view type);
 
 // An RFC 9110 token.
 bool IsValidHeaderName(std::string_view name);

@@ -13,13 +13,12 @@
 #include "server/problem.h"
 
 namespace webhookd {
-namespace {
 
 using Handler = Result<Reply> (Api::*)(const ApiRequest&);
 
 enum class Body { kNone, kRequired, kOptional };
 
-struct Route {
+struct RouteSpec {
   std::string_view method;
   std::string_view pattern;  // "{}" stands for one path segment
   Role role;
@@ -30,27 +29,32 @@ struct Route {
   bool defer_auth = false;
 };
 
+namespace {
+
 constexpr std::array kRoutes = {
-    Route{"POST", "/v1/destinations", Role::kPublisher, &Api::CreateDestination, Body::kRequired},
-    Route{"GET", "/v1/destinations", Role::kPublisher, &Api::ListDestinations, Body::kNone},
-    Route{"GET", "/v1/destinations/{}", Role::kPublisher, &Api::GetDestination, Body::kNone},
-    Route{"PATCH", "/v1/destinations/{}", Role::kPublisher, &Api::UpdateDestination,
-          Body::kRequired},
-    Route{"DELETE", "/v1/destinations/{}", Role::kPublisher, &Api::DeleteDestination, Body::kNone},
-    Route{"GET", "/v1/destinations/{}/secret", Role::kPublisher, &Api::GetDestinationSecret,
-          Body::kNone},
-    Route{"POST", "/v1/events", Role::kPublisher, &Api::CreateEvent, Body::kRequired, true},
-    Route{"GET", "/v1/events", Role::kPublisher, &Api::ListEvents, Body::kNone},
-    Route{"GET", "/v1/events/{}", Role::kPublisher, &Api::GetEvent, Body::kNone},
-    Route{"GET", "/v1/deliveries", Role::kPublisher, &Api::ListDeliveries, Body::kNone},
-    Route{"GET", "/v1/deliveries/{}", Role::kPublisher, &Api::GetDelivery, Body::kNone},
-    Route{"GET", "/v1/deliveries/{}/attempts", Role::kPublisher, &Api::ListAttempts, Body::kNone},
-    Route{"GET", "/v1/admin/dead-letters", Role::kAdmin, &Api::ListDeadLetters, Body::kNone},
-    Route{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, &Api::ReplayDeadLetters,
-          Body::kOptional},
-    Route{"GET", "/v1/admin/stats", Role::kAdmin, &Api::GetStats, Body::kNone},
-    Route{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, &Api::ReplayDeadLetter,
-          Body::kOptional},
+    RouteSpec{"POST", "/v1/destinations", Role::kPublisher, &Api::CreateDestination,
+              Body::kRequired},
+    RouteSpec{"GET", "/v1/destinations", Role::kPublisher, &Api::ListDestinations, Body::kNone},
+    RouteSpec{"GET", "/v1/destinations/{}", Role::kPublisher, &Api::GetDestination, Body::kNone},
+    RouteSpec{"PATCH", "/v1/destinations/{}", Role::kPublisher, &Api::UpdateDestination,
+              Body::kRequired},
+    RouteSpec{"DELETE", "/v1/destinations/{}", Role::kPublisher, &Api::DeleteDestination,
+              Body::kNone},
+    RouteSpec{"GET", "/v1/destinations/{}/secret", Role::kPublisher, &Api::GetDestinationSecret,
+              Body::kNone},
+    RouteSpec{"POST", "/v1/events", Role::kPublisher, &Api::CreateEvent, Body::kRequired, true},
+    RouteSpec{"GET", "/v1/events", Role::kPublisher, &Api::ListEvents, Body::kNone},
+    RouteSpec{"GET", "/v1/events/{}", Role::kPublisher, &Api::GetEvent, Body::kNone},
+    RouteSpec{"GET", "/v1/deliveries", Role::kPublisher, &Api::ListDeliveries, Body::kNone},
+    RouteSpec{"GET", "/v1/deliveries/{}", Role::kPublisher, &Api::GetDelivery, Body::kNone},
+    RouteSpec{"GET", "/v1/deliveries/{}/attempts", Role::kPublisher, &Api::ListAttempts,
+              Body::kNone},
+    RouteSpec{"GET", "/v1/admin/dead-letters", Role::kAdmin, &Api::ListDeadLetters, Body::kNone},
+    RouteSpec{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, &Api::ReplayDeadLetters,
+              Body::kOptional},
+    RouteSpec{"GET", "/v1/admin/stats", Role::kAdmin, &Api::GetStats, Body::kNone},
+    RouteSpec{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, &Api::ReplayDeadLetter,
+              Body::kOptional},
 };
 
 // Matches `path` against `pattern` segment by segment, collecting the "{}" segments.
@@ -110,7 +114,7 @@ HttpServer::~HttpServer() = default;
 
 void HttpServer::Setup() {
   httplib::Server& http = *http_;
-  // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs .
+  // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs.
   http.set_tcp_nodelay(true);
   // Debian's cpp-httplib listens with a backlog of 5: 64 clients connecting at once
   // overflow it and stall for a SYN retransmit. Remember the socket to listen() again.
@@ -123,125 +127,24 @@ void HttpServer::Setup() {
   http.set_read_timeout(10);
   http.set_write_timeout(10);
   http.set_payload_max_length(options_.max_payload_bytes);
+  // Threads: the pool serves one keep-alive connection per thread at a time.
   const int threads = options_.threads;
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 
-  const auto observe = [this](std::string_view route, int status) {
-    if (observer_) observer_(route, status);
+  const auto dispatch = [this](const httplib::Request& req, httplib::Response& res) {
+    Dispatch(req, res);
   };
-
-  const auto dispatch = [this, observe](const httplib::Request& req, httplib::Response& res) {
-    const std::string& path = req.path;
-    if (path == "/healthz") {
-      Write(res, Reply{200, R"({"status":"ok"})", "application/json", {}});
-      observe("/healthz", res.status);
-      return;
-    }
-    if (path == "/readyz") {
-      auto ready = operations_.Ready();
-      const bool ok = ready && *ready;
-      if (!ready) Log(LogLevel::kWarn, "not ready", {{"error", ready.error().message}});
-      Write(res, ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}
-                    : ProblemReply(503, ready ? "migrations are not applied"
-                                              : "the database is unavailable"));
-      observe("/readyz", res.status);
-      return;
-    }
-    if (path == "/metrics" && metrics_) {
-      if (req.method != "GET" && req.method != "HEAD") {
-        Write(res, ProblemReply(405, "use GET"));
-      } else {
-        res.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
-      }
-      observe("/metrics", res.status);
-      return;
-    }
-    const Route* found = nullptr;
-    std::vector<std::string> args;
-    std::string allow;
-    if (api_ != nullptr) {
-      for (const Route& route : kRoutes) {
-        if (!Match(route.pattern, path, &args)) continue;
-        if (route.method == req.method || (req.method == "HEAD" && route.method == "GET")) {
-          found = &route;
-          break;
-        }
-        if (!allow.empty()) allow += ", ";
-        allow += route.method;
-      }
-    }
-    if (found == nullptr) {
-      Reply reply = allow.empty()
-                        ? ProblemReply(404, "no route " + path)
-                        : ProblemReply(405, req.method + " is not allowed here; use " + allow);
-      if (!allow.empty()) reply.headers.emplace_back("Allow", allow);
-      Write(res, reply);
-      observe("unmatched", res.status);
-      return;
-    }
-    // Re-match: `args` may hold a later pattern's segments after a method mismatch.
-    Match(found->pattern, path, &args);
-    Result<Reply> reply = [&]() -> Result<Reply> {
-      if (auth_ == nullptr) return Fail(ErrorKind::kInternal, "no authenticator");
-      const std::string authorization = req.get_header_value("Authorization");
-      std::optional<std::string> deferred;
-      if (found->defer_auth) {
-        auto ok = auth_->CheckOrDefer(authorization, found->role);
-        if (!ok) return std::unexpected(ok.error());
-        deferred = std::move(*ok);
-      } else if (auto ok = auth_->Check(authorization, found->role); !ok) {
-        return std::unexpected(ok.error());
-      }
-      if (found->body == Body::kRequired || (found->body == Body::kOptional && !req.body.empty())) {
-        if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
-          return std::unexpected(
-              Error{ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json", {}});
-        }
-      }
-      ApiRequest api_req;
-      api_req.path_args = std::move(args);
-      api_req.query.insert(req.params.begin(), req.params.end());
-      api_req.body = req.body;
-      if (req.has_header("Idempotency-Key")) {
-        api_req.idempotency_key = req.get_header_value("Idempotency-Key");
-      }
-      api_req.unverified_key_hash = deferred;
-      Result<Reply> handled = (api_->*found->handler)(api_req);
-      // A key revoked since it was seen gets its 401, not another answer, so an error
-      // with a deferred key is answered only after a real lookup.
-      if (!handled && deferred) {
-        if (handled.error().kind == ErrorKind::kUnauthorized) auth_->Forget(*deferred);
-        if (auto ok = auth_->Check(authorization, found->role); !ok) {
-          return std::unexpected(ok.error());
-        }
-      }
-      return handled;
-    }();
-    if (reply) {
-      Write(res, *reply);
-    } else {
-      if (reply.error().kind == ErrorKind::kInternal ||
-          reply.error().kind == ErrorKind::kUnavailable) {
-        Log(LogLevel::kError, "request failed",
-            {{"route", found->pattern}, {"method", req.method}, {"error", reply.error().message}});
-      }
-      Write(res, ProblemReply(reply.error()));
-    }
-    observe(found->pattern, res.status);
-  };
-
   // RFC 9112 §6.3: a request with neither Content-Length nor Transfer-Encoding has no
   // body. httplib would read such a POST/PUT/PATCH to EOF instead, so `curl -X POST
   // .../replay` hung until the read timeout and then got a 400: serve it now, bodiless.
-  http.set_pre_routing_handler([dispatch](const httplib::Request& req, httplib::Response& res) {
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
         !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
-      dispatch(req, res);
+      Dispatch(req, res);
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-
   const char* kAll = R"(.*)";
   http.Get(kAll, dispatch);
   http.Post(kAll, dispatch);
@@ -252,32 +155,12 @@ void HttpServer::Setup() {
 
   // Answers httplib makes itself (a body over the limit, a bad request line) become
   // problem+json too.
-  http.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
-                                                                     httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    // httplib answers 400 to a method it parses but has no handlers for (TRACE,
-    // CONNECT): that is a wrong method (405) on a route, or an unknown route (404).
-    if (res.status == 400 && (req.method == "TRACE" || req.method == "CONNECT")) {
-      std::string allow;
-      std::vector<std::string> args;
-      for (const Route& route : kRoutes) {
-        if (api_ == nullptr || !Match(route.pattern, req.path, &args)) continue;
-        if (!allow.empty()) allow += ", ";
-        allow += route.method;
-      }
-      Reply reply = allow.empty()
-                        ? ProblemReply(404, "no route " + req.path)
-                        : ProblemReply(405, req.method + " is not allowed here; use " + allow);
-      if (!allow.empty()) reply.headers.emplace_back("Allow", allow);
-      Write(res, reply);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    const int status = res.status;
-    Write(res,
-          ProblemReply(status, status == 413 ? "the body is larger than WEBHOOKD_MAX_PAYLOAD_BYTES"
-                                             : "the request could not be served"));
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  http.set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        HandleLibraryError(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   http.set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "unknown";
@@ -290,6 +173,139 @@ void HttpServer::Setup() {
         Log(LogLevel::kError, "handler threw", {{"path", req.path}, {"error", what}});
         Write(res, ProblemReply(500, "an internal error occurred"));
       });
+}
+
+void HttpServer::Observe(std::string_view route, int status) {
+  if (observer_) observer_(route, status);
+}
+
+bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response& res) {
+  const std::string& path = req.path;
+  if (path == "/healthz") {
+    Write(res, Reply{200, R"({"status":"ok"})", "application/json", {}});
+  } else if (path == "/readyz") {
+    auto ready = operations_.Ready();
+    const bool ok = ready && *ready;
+    if (!ready) Log(LogLevel::kWarn, "not ready", {{"error", ready.error().message}});
+    Write(res, ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}
+                  : ProblemReply(
+                        503, ready ? "migrations are not applied" : "the database is unavailable"));
+  } else if (path == "/metrics" && metrics_) {
+    if (req.method != "GET" && req.method != "HEAD") {
+      Write(res, ProblemReply(405, "use GET"));
+    } else {
+      res.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
+    }
+  } else {
+    return false;
+  }
+  Observe(path, res.status);
+  return true;
+}
+
+const HttpServer::Route* HttpServer::FindRoute(const std::string& method, std::string_view path,
+                                               std::vector<std::string>* args,
+                                               std::string* allow) const {
+  allow->clear();
+  if (api_ == nullptr) return nullptr;
+  const Route* found = nullptr;
+  for (const Route& route : kRoutes) {
+    if (!Match(route.pattern, path, args)) continue;
+    if (found == nullptr &&
+        (route.method == method || (method == "HEAD" && route.method == "GET"))) {
+      found = &route;
+    }
+    if (!allow->empty()) *allow += ", ";
+    *allow += route.method;
+  }
+  // `args` may hold a later pattern's segments: match the one found again.
+  if (found != nullptr) Match(found->pattern, path, args);
+  return found;
+}
+
+// 404 for a path no route has, 405 with Allow for a method the path does not take.
+void HttpServer::Unrouted(const httplib::Request& req, httplib::Response& res,
+                          const std::string& allow) {
+  Reply reply = allow.empty()
+                    ? ProblemReply(404, "no route " + req.path)
+                    : ProblemReply(405, req.method + " is not allowed here; use " + allow);
+  if (!allow.empty()) reply.headers.emplace_back("Allow", allow);
+  Write(res, reply);
+}
+
+void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
+  if (ServeOperations(req, res)) return;
+  std::vector<std::string> args;
+  std::string allow;
+  const Route* route = FindRoute(req.method, req.path, &args, &allow);
+  if (route == nullptr) {
+    Unrouted(req, res, allow);
+    Observe("unmatched", res.status);
+    return;
+  }
+  Result<Reply> reply = Handle(*route, req, std::move(args));
+  if (reply) {
+    Write(res, *reply);
+  } else {
+    if (reply.error().kind == ErrorKind::kInternal ||
+        reply.error().kind == ErrorKind::kUnavailable) {
+      Log(LogLevel::kError, "request failed",
+          {{"route", route->pattern}, {"method", req.method}, {"error", reply.error().message}});
+    }
+    Write(res, ProblemReply(reply.error()));
+  }
+  Observe(route->pattern, res.status);
+}
+
+Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req,
+                                 std::vector<std::string> args) {
+  if (auth_ == nullptr) return Fail(ErrorKind::kInternal, "no authenticator");
+  const std::string authorization = req.get_header_value("Authorization");
+  std::optional<std::string> deferred;
+  if (route.defer_auth) {
+    auto ok = auth_->CheckOrDefer(authorization, route.role);
+    if (!ok) return std::unexpected(ok.error());
+    deferred = std::move(*ok);
+  } else if (auto ok = auth_->Check(authorization, route.role); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (route.body == Body::kRequired || (route.body == Body::kOptional && !req.body.empty())) {
+    if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
+      return Fail(ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json");
+    }
+  }
+  ApiRequest api_req;
+  api_req.path_args = std::move(args);
+  api_req.query.insert(req.params.begin(), req.params.end());
+  api_req.body = req.body;
+  if (req.has_header("Idempotency-Key")) {
+    api_req.idempotency_key = req.get_header_value("Idempotency-Key");
+  }
+  api_req.unverified_key_hash = deferred;
+  Result<Reply> handled = (api_->*route.handler)(api_req);
+  // A key revoked since it was seen gets its 401, not another answer, so an error
+  // with a deferred key is answered only after a real lookup.
+  if (!handled && deferred) {
+    if (handled.error().kind == ErrorKind::kUnauthorized) auth_->Forget(*deferred);
+    if (auto ok = auth_->Check(authorization, route.role); !ok) return std::unexpected(ok.error());
+  }
+  return handled;
+}
+
+void HttpServer::HandleLibraryError(const httplib::Request& req, httplib::Response& res) {
+  // httplib answers 400 to a method it parses but has no handlers for (TRACE, CONNECT):
+  // that is a wrong method (405) on a route, or an unknown route (404).
+  if (res.status == 400 && (req.method == "TRACE" || req.method == "CONNECT")) {
+    std::vector<std::string> args;
+    std::string allow;
+    FindRoute(req.method, req.path, &args, &allow);
+    Unrouted(req, res, allow);
+    return;
+  }
+  const int status = res.status;
+  Write(res,
+        ProblemReply(status, status == 413 ? "the body is larger than WEBHOOKD_MAX_PAYLOAD_BYTES"
+                                           : "the request could not be served"));
 }
 
 Result<int> HttpServer::Bind() {

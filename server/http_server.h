@@ -3,18 +3,24 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/config.h"
+#include "server/problem.h"
 #include "store/operations_store.h"
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace webhookd {
 
 class Api;
 class Authenticator;
+struct RouteSpec;
 
 // Counts one answered request (for webhookd_http_requests_total).
 using RequestObserver = std::function<void(std::string_view route, int status)>;
@@ -43,7 +49,23 @@ class HttpServer {
   void Stop();
 
  private:
+  using Route = struct RouteSpec;
   void Setup();
+  void Dispatch(const httplib::Request& req, httplib::Response& res);
+  // /healthz, /readyz, /metrics; false when the path is none of them.
+  bool ServeOperations(const httplib::Request& req, httplib::Response& res);
+  // The route for `method` on `path` (its {} segments in `args`), or null; `allow` lists
+  // the methods the path takes.
+  const Route* FindRoute(const std::string& method, std::string_view path,
+                         std::vector<std::string>* args, std::string* allow) const;
+  static void Unrouted(const httplib::Request& req, httplib::Response& res,
+                       const std::string& allow);
+  // Authenticates, checks the content type and calls the route's Api method.
+  Result<Reply> Handle(const Route& route, const httplib::Request& req,
+                       std::vector<std::string> args);
+  // An answer httplib made itself (413, a bad request line), as problem+json.
+  void HandleLibraryError(const httplib::Request& req, httplib::Response& res);
+  void Observe(std::string_view route, int status);
 
   OperationsStore& operations_;
   Api* api_;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/pg/locks.h"
 #include "store/pg/pg_store.h"
 #include "tests/testing/pg_fixture.h"
 
@@ -575,6 +576,14 @@ TEST_F(ClaimPgTest, ReleasedClaimsArePendingAndDueWithNoAttemptUsed) {
     EXPECT_EQ(c.attempt_count, 0);
     EXPECT_EQ(c.cycle_attempts, 0);
   }
+}
+
+// The claim function holds the claim lock's value itself (it is SQL); it must be the one
+// store/pg/locks.h names, or nothing else that takes kClaimLock would exclude claims.
+TEST_F(ClaimPgTest, TheClaimFunctionTakesTheClaimLockOfLocksH) {
+  const std::string body = db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due'::regproc)");
+  EXPECT_NE(body.find("pg_advisory_xact_lock(" + N(pg::kClaimLock) + ")"), std::string::npos)
+      << body;
 }
 
 }  // namespace

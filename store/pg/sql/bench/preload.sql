@@ -1,0 +1,21 @@
+-- scripts/bench: :n due deliveries spread over three destinations at the sink's /ok/1..3
+-- and, when :slow > 0, :slow more (due first) to a fourth at /hang (cap 16).
+-- Variables: n, slow, sink (host:port), secret.
+INSERT INTO destinations (url, secret, max_in_flight)
+  SELECT 'http://' || :'sink' || '/ok/' || g, :'secret', 64 FROM generate_series(1, 3) g;
+INSERT INTO destinations (url, secret, max_in_flight)
+  SELECT 'http://' || :'sink' || '/hang', :'secret', 16 WHERE :slow > 0;
+INSERT INTO events (type, payload)
+  SELECT 'order.created', '{"id":' || g || ',"total":"9.99","currency":"EUR","customer":"cus_42"}'
+    FROM generate_series(1, :n + :slow) g;
+WITH d AS (
+  SELECT array_agg(id ORDER BY id) FILTER (WHERE url LIKE '%/ok/%') AS ok,
+         max(id) FILTER (WHERE url LIKE '%/hang') AS hang
+    FROM destinations)
+INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
+  SELECT e.id,
+         CASE WHEN e.id <= :slow THEN d.hang ELSE d.ok[1 + e.id % 3] END,
+         CASE WHEN e.id <= :slow THEN now() - interval '1 minute' ELSE now() END
+    FROM events e, d;
+ANALYZE;
+CHECKPOINT;

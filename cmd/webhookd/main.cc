@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "client/send_command.h"
 #include "cmd/webhookd/commands.h"
 
 namespace {
@@ -21,6 +22,8 @@ Commands:
   keys revoke ID
   dead-letters list [--destination ID] [--since T] [--until T] [--reason R]
   dead-letters replay (ID | --destination ID [--since T] [--until T] [--reason R])
+  send --type T [--data JSON] | --batch F
+                          publish events to the API with retries (WEBHOOKD_URL, WEBHOOKD_API_KEY)
   version                 print the version
 
 Every command answers --help. Configuration comes from the environment (DATABASE_URL,
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
   if (command == "all") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kAll);
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
+  if (command == "send") return webhookd::client::RunSend(args);
   std::fprintf(stderr, "webhookd: unknown command \"%s\"; see webhookd --help\n", command.c_str());
   return 2;
 }

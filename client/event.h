@@ -1,0 +1,28 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace webhookd::client {
+
+// An event to publish.
+struct Event {
+  std::string type;
+  // A JSON object as text. It is sent byte for byte, never parsed and re-written, so
+  // numbers of any precision, key order and whitespace reach the receivers unchanged.
+  std::string payload;
+  std::optional<std::string> tenant_id;
+  std::optional<std::string> destination_id;
+  // When unset, the publisher makes one up (once per event, reused on every retry).
+  std::optional<std::string> idempotency_key;
+};
+
+// The body of POST /v1/events: {"type","payload","tenant_id"?,"destination_id"?}, with
+// `payload` spliced in verbatim.
+std::string EventBody(const Event& event);
+
+// `text` as a JSON string literal. Bytes are passed through as they are; only '"', '\'
+// and control characters are escaped.
+std::string JsonQuote(std::string_view text);
+
+}  // namespace webhookd::client

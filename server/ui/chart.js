@@ -3,11 +3,19 @@
 
 import { formatClock, formatLocal, h, svg } from './dom.js';
 
-const WIDTH = 640;
+// The drawing's own units; CSS scales it to the card. A narrow screen gets a narrower
+// drawing, so that its labels stay readable once scaled down.
+let WIDTH = 560;
 const HEIGHT = 200;
 const MARGIN = { top: 12, right: 12, bottom: 26, left: 44 };
-const PLOT_W = WIDTH - MARGIN.left - MARGIN.right;
+let PLOT_W = WIDTH - MARGIN.left - MARGIN.right;
 const PLOT_H = HEIGHT - MARGIN.top - MARGIN.bottom;
+const MANY_POINTS = 30;
+
+function fitToScreen() {
+  WIDTH = window.innerWidth < 600 ? 360 : 560;
+  PLOT_W = WIDTH - MARGIN.left - MARGIN.right;
+}
 
 // The smallest of 1, 2, 5 × 10^k that is at least `value` (and at least 1).
 function niceCeiling(value) {
@@ -20,6 +28,7 @@ function niceCeiling(value) {
 }
 
 function frame(label, yTicks, points) {
+  fitToScreen();
   const root = svg('svg', {
     class: 'chart',
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
@@ -116,7 +125,10 @@ export function successRateChart(points) {
     const y = MARGIN.top + PLOT_H - rate * PLOT_H;
     d += `${drawing ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)} `;
     drawing = true;
-    dots.push(svg('circle', { class: 'line-dot', cx: x, cy: y, r: 3 },
+    // With many points the dots only show under the pointer (they carry the tooltips).
+    dots.push(svg('circle', {
+      class: ['line-dot', points.length > MANY_POINTS ? 'line-dot-quiet' : null], cx: x, cy: y, r: 3,
+    },
       svg('title', null, `${when(p)}: ${(rate * 100).toFixed(1)}% of ${attempts} attempts`)));
   });
   if (d) root.appendChild(svg('path', { class: 'line', d: d.trim() }));

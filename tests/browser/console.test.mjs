@@ -12,10 +12,11 @@
 // switched, /xss answers 200 with markup in its body.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { launchChromium } from './browser.mjs';
 
@@ -122,8 +123,9 @@ function watch(page, name) {
   return page;
 }
 
+// Each test answers for the problems seen since the previous one.
 function assertNoProblems() {
-  assert.deepEqual(problems, [], 'the page logged errors or opened dialogs');
+  assert.deepEqual(problems.splice(0), [], 'the page logged errors or opened dialogs');
 }
 
 async function newPage(name, viewport = DESKTOP) {
@@ -168,6 +170,27 @@ after(async () => {
   if (browser) await browser.close();
   receiver.close();
   console.log(`screenshots: ${SHOTS}`);
+});
+
+test('the console\'s sources build the page with DOM calls only', () => {
+  const uiDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'server', 'ui');
+  const files = readdirSync(uiDir, { recursive: true }).map(String).filter((f) => /\.(js|html|css)$/.test(f));
+  assert.ok(files.includes('app.js') && files.includes('index.html'));
+  const banned = [
+    /\.innerHTML\b/, /\.outerHTML\b/, /insertAdjacentHTML/, /document\.write/, /\beval\(/,
+    /new Function\(/, /createContextualFragment/, /setAttribute\(\s*['"]style['"]/, /\.style\./,
+    /localStorage/, /(from|import\(|fetch\(|url\()\s*['"]?https?:/,
+  ];
+  for (const file of files) {
+    const text = readFileSync(join(uiDir, file), 'utf8');
+    for (const pattern of banned) {
+      assert.doesNotMatch(text, pattern, `${relative('.', file)} uses ${pattern}`);
+    }
+  }
+  const html = readFileSync(join(uiDir, 'index.html'), 'utf8');
+  assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)/, 'no inline script');
+  assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/, 'no inline style or handler');
+  assert.doesNotMatch(html, /https?:/, 'nothing from another origin');
 });
 
 test('the console is served with its security headers', async () => {
@@ -266,7 +289,7 @@ test('lists destinations and events, and shows an event payload', async () => {
 
   await page.goto(`${BASE}/ui/#/events`);
   await page.getByRole('link', { name: event.id, exact: true }).waitFor();
-  await shot(page, '05-events');
+  await shot(page, '05-events-list');
   await page.locator('#filter-type').fill('order.paid');
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.waitForURL(/type=order\.paid/);
@@ -278,6 +301,7 @@ test('lists destinations and events, and shows an event payload', async () => {
   const payload = await page.locator('#payload').textContent();
   // JSON.parse would show 12345678901234567000: the page shows the digits it received.
   assert.match(payload, /12345678901234567890/, 'big integers keep every digit');
+  await shot(page, '05-event');
   const served = await api('GET', `/v1/events/${encodeURIComponent(event.id)}`);
   if (served.text.includes('1.10')) assert.match(payload, /1\.10/, 'trailing zeros are kept');
   assertNoProblems();
@@ -319,6 +343,14 @@ test('dead letters appear, are replayed from the page and get delivered', async 
     const text = await page.locator('.card tbody').last().textContent();
     return (text.match(/succeeded/g) || []).length === 2;
   }, { timeout: 30000, interval: 1000 });
+
+  // A replayed delivery keeps its failed attempts and adds the successful one.
+  await page.locator('.card tbody').last().locator('a[href^="#/deliveries/"]').first().click();
+  await page.locator('.timeline .attempt').nth(3).waitFor();
+  const outcomes = await page.locator('.timeline .attempt .badge').allTextContents();
+  assert.deepEqual(outcomes.map((o) => o.toLowerCase()), ['retryable', 'retryable', 'retryable', 'success']);
+  assert.match(await page.locator('.timeline').textContent(), /upstream exploded/);
+  await shot(page, '06-delivery-retried');
   assertNoProblems();
 });
 

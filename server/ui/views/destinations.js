@@ -42,12 +42,12 @@ export function renderList(ctx) {
         h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong' }, show(destinationLabel(d))),
         h('div', { class: 'muted mono small truncate', title: show(d.url) }, show(d.url))),
     },
-    { label: 'Tenant', cell: (d) => show(d.tenant_id) },
+    ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (d) => show(d.tenant_id) },
     { label: 'Status', cell: (d) => enabledBadge(d) },
     { label: 'Circuit', cell: (d) => circuitBadge(d.health) },
     { label: 'Failing since', cell: (d) => failingSince(d) },
     { label: 'In flight cap', class: 'num', cell: (d) => capText(d) },
-  ];
+  ].filter(Boolean);
   return h('section', null,
     pageHeader('Destinations', {
       subtitle: 'The endpoints webhooks are delivered to.',

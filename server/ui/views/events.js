@@ -33,9 +33,9 @@ export function renderList(ctx) {
       columns: [
         { label: 'Event', cell: (e) => idLink('events', e.id) },
         { label: 'Type', cell: (e) => h('span', { class: 'mono' }, show(e.type)) },
-        { label: 'Tenant', cell: (e) => show(e.tenant_id) },
+        ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (e) => show(e.tenant_id) },
         { label: 'Created', cell: (e) => time(e.created_at) },
-      ],
+      ].filter(Boolean),
       empty: filtered
         ? ['No events match', 'Try a wider time range or another type.']
         : ['No events yet', 'Events appear here once a producer publishes one.'],

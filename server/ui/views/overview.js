@@ -44,13 +44,13 @@ function figures(ctx, windowName) {
     replace(root,
       figure('Pending', count(s.pending), 'waiting for an attempt'),
       figure('In flight', count(s.in_flight), 'being sent now'),
-      figure('Retrying over 24 h', count(s.retrying_over_24h), 'still not delivered after a day',
+      figure('Retrying > 24 h', count(s.retrying_over_24h), 'still not delivered after a day',
         s.retrying_over_24h > 0 ? 'warn' : null),
       figure('Retry rate', percent(s.retry_rate), 'attempts that were retries'),
       figure('Dead-letter rate', percent(s.dead_letter_rate), 'deliveries that gave up',
         s.dead_letter_rate > 0 ? 'bad' : null),
-      figure('Attempts to success', decimal(s.avg_attempts_to_success), 'on average'),
-      figure('Second attempt success', percent(s.second_attempt_success_rate), 'of first retries'));
+      figure('Attempts to deliver', decimal(s.avg_attempts_to_success), 'on average, when delivered'),
+      figure('Retry success', percent(s.second_attempt_success_rate), 'second attempts that succeeded'));
   }, (err) => {
     if (ctx.alive() && err.name !== 'AbortError') replace(root, errorBox(err, 'Could not load the figures'));
   });

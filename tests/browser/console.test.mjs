@@ -140,8 +140,13 @@ async function newPage(name, viewport = DESKTOP) {
   return watch(await context.newPage(), name);
 }
 
+// The pointer is parked and a passing toast cleared, so the picture shows the page.
 async function shot(page, name) {
-  await page.evaluate(() => document.fonts && document.fonts.ready);
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => {
+    document.getElementById('toast').replaceChildren();
+    return document.fonts && document.fonts.ready;
+  });
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }
 
@@ -191,6 +196,17 @@ test('the console\'s sources build the page with DOM calls only', () => {
   assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)/, 'no inline script');
   assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/, 'no inline style or handler');
   assert.doesNotMatch(html, /https?:/, 'nothing from another origin');
+});
+
+test('payload text is cut out and indented without touching a value', async () => {
+  const { rawMember, indent } = await import('../../server/ui/json_text.js');
+  const body = '{"id":"evt_1","payload" : {"n":12345678901234567890,"f":1.10,"s":"a,\\"b\\":{c}","e":[],"o":{}},"x":null}';
+  assert.equal(rawMember(body, 'payload'),
+    '{"n":12345678901234567890,"f":1.10,"s":"a,\\"b\\":{c}","e":[],"o":{}}');
+  assert.equal(rawMember(body, 'x'), 'null');
+  assert.equal(rawMember(body, 'missing'), null);
+  assert.equal(indent('{"a":[1,2.50],"b":{},"c":"x: [y]"}'),
+    '{\n  "a": [\n    1,\n    2.50\n  ],\n  "b": {},\n  "c": "x: [y]"\n}');
 });
 
 test('the console is served with its security headers', async () => {
@@ -247,6 +263,9 @@ test('creates a destination, sends a test event and sees it succeed', async () =
   await page.getByRole('heading', { level: 1, name: 'Order events for the warehouse' }).waitFor();
   const secret = await page.locator('#secret-value').textContent();
   assert.match(secret, /^whsec_/);
+  await page.getByRole('button', { name: 'Hide' }).click();
+  await page.locator('#reveal-secret').waitFor();
+  assert.equal(await page.locator('#secret-value').count(), 0, 'the secret is hidden again');
   state.okId = (await page.locator('.page-header .subtitle').textContent()).trim();
   assert.match(state.okId, /\S/);
 
@@ -263,6 +282,47 @@ test('creates a destination, sends a test event and sees it succeed', async () =
   assert.match(await attempt.locator('.http-code').textContent(), /200/);
   assert.match(await attempt.locator('pre').textContent(), /thanks/);
   await shot(page, '06-delivery');
+  assertNoProblems();
+});
+
+test('edits, disables, enables and deletes destinations', async () => {
+  await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(state.okId)}`);
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Edit destination' }).waitFor();
+  assert.equal(await page.locator('#dest-headers').inputValue(), 'X-Team: fulfilment');
+  await page.locator('#dest-description').fill('Order events for the warehouse');
+  await page.locator('#dest-max-in-flight').fill('8');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Order events for the warehouse' }).waitFor();
+  assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(state.okId)}`)).json.max_in_flight, 8);
+
+  // A refused change shows the server's words next to the field.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.locator('#dest-url').fill('ftp://example.com/');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#dest-url-error').waitFor();
+  assert.match(await page.locator('.alert-error').textContent(), /url/i);
+  await page.getByRole('link', { name: 'Cancel' }).click();
+
+  await page.locator('#toggle-enabled').getByText('Disable').waitFor();
+  await page.locator('#toggle-enabled').click();
+  await page.locator('#toggle-enabled').getByText('Enable').waitFor();
+  assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(state.okId)}`)).json.enabled, false);
+  await page.locator('#toggle-enabled').click();
+  await page.locator('#toggle-enabled').getByText('Disable').waitFor();
+  assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(state.okId)}`)).json.enabled, true);
+
+  const doomed = await api('POST', '/v1/destinations', { url: `${receiverBase}/ok`, description: 'Short-lived' });
+  assert.equal(doomed.status, 201, doomed.text);
+  await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(doomed.json.id)}`);
+  await page.locator('#delete').click();
+  const dialog = page.locator('dialog[open]');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(doomed.json.id)}`)).status, 200);
+  await page.locator('#delete').click();
+  await dialog.getByRole('button', { name: 'Delete destination' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Destinations' }).waitFor();
+  assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(doomed.json.id)}`)).status, 404);
   assertNoProblems();
 });
 
@@ -505,6 +565,7 @@ test('reads well on a phone', async () => {
   await shot(phone, '10-phone-destinations');
   await phone.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(state.okId)}`);
   await phone.locator('.card').first().waitFor();
+  await shot(phone, '11-phone-destination');
   const detailOverflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(detailOverflow <= 0, `the destination page is ${detailOverflow}px wider than the screen`);
   await phone.context().close();

@@ -356,6 +356,19 @@ test('lists destinations and events, and shows an event payload', async () => {
   await page.getByRole('link', { name: event.id, exact: true }).waitFor();
   assert.equal(await page.locator('tbody tr').count(), 1);
 
+  // Lists page with "Load more" (50 a page).
+  const bulk = await Promise.all(Array.from({ length: 55 }, (_, i) =>
+    api('POST', '/v1/events', { type: 'bulk.item', payload: { i } })));
+  assert.ok(bulk.every((r) => r.status === 202));
+  await page.goto(`${BASE}/ui/#/events?type=bulk.item`);
+  await page.locator('tbody tr').nth(49).waitFor();
+  assert.equal(await page.locator('tbody tr').count(), 50);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await page.locator('tbody tr').nth(54).waitFor();
+  assert.equal(await page.locator('tbody tr').count(), 55);
+  assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
+
+  await page.goto(`${BASE}/ui/#/events?type=order.paid`);
   await page.getByRole('link', { name: event.id, exact: true }).click();
   await page.locator('#payload').waitFor();
   const payload = await page.locator('#payload').textContent();

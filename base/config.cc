@@ -270,6 +270,17 @@ Result<Config> LoadConfig(const EnvLookup& env) {
     }
   }
 
+  if (std::optional<std::string> v = get("WEBHOOKD_UI")) {
+    const std::string b = Lower(*v);
+    if (b == "true" || b == "1") {
+      config.serve_ui = true;
+    } else if (b == "false" || b == "0") {
+      config.serve_ui = false;
+    } else {
+      return Bad("WEBHOOKD_UI", "true, false, 1 or 0", *v);
+    }
+  }
+
   if (std::optional<std::string> v = get("WEBHOOKD_LOG_LEVEL")) {
     Result<LogLevel> level = ParseLogLevel(*v);
     if (!level) return Bad("WEBHOOKD_LOG_LEVEL", "debug, info, warn or error", *v);

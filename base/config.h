@@ -33,6 +33,7 @@ struct Config {
   Duration lease = std::chrono::seconds(60);
   size_t max_payload_bytes = 262144;
   bool allow_private_destinations = false;
+  bool serve_ui = true;  // WEBHOOKD_UI: the console and tenant portal at /ui/
   LogLevel log_level = LogLevel::kInfo;
 };
 

@@ -10,7 +10,9 @@
 #include "base/log.h"
 #include "server/api.h"
 #include "server/auth.h"
+#include "server/openapi.h"
 #include "server/problem.h"
+#include "server/ui_assets.h"
 
 namespace webhookd {
 
@@ -94,6 +96,45 @@ void Write(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
   for (const auto& [name, value] : reply.headers) res.set_header(name, value);
   if (reply.status != 204) res.set_content(reply.body, reply.content_type.c_str());
+}
+
+// The page may run only its own scripts and styles and talk only to this origin, so an
+// API string that slipped into markup could still not run or send anything anywhere.
+constexpr const char* kUiContentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+// The console under /ui/: true when `req` was for it and `res` holds the answer.
+bool ServeUi(const httplib::Request& req, httplib::Response& res) {
+  const std::string& path = req.path;
+  if (path != "/ui" && !path.starts_with("/ui/")) return false;
+  // On every answer, a 404 included: the headers protect whatever a browser renders.
+  res.set_header("Content-Security-Policy", kUiContentSecurityPolicy);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_header("Cache-Control", "no-cache");
+  if (req.method != "GET" && req.method != "HEAD") {
+    Reply reply = ProblemReply(405, req.method + " is not allowed here; use GET");
+    reply.headers.emplace_back("Allow", "GET, HEAD");
+    Write(res, reply);
+    return true;
+  }
+  if (path == "/ui") {
+    res.status = 301;
+    res.set_header("Location", "/ui/");
+    return true;
+  }
+  std::string_view file = std::string_view(path).substr(4);
+  if (file.empty()) file = "index.html";
+  const Asset* asset = FindUiAsset(file);
+  if (asset == nullptr) {
+    Write(res, ProblemReply(404, "no console file " + path));
+    return true;
+  }
+  res.status = 200;
+  res.set_content(asset->bytes.data(), asset->bytes.size(), std::string(asset->content_type));
+  return true;
 }
 
 }  // namespace
@@ -190,6 +231,15 @@ bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response&
     Write(res, ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}
                   : ProblemReply(
                         503, ready ? "migrations are not applied" : "the database is unavailable"));
+  } else if (path == "/openapi.json" && api_ != nullptr) {
+    if (req.method != "GET" && req.method != "HEAD") {
+      Reply reply = ProblemReply(405, req.method + " is not allowed here; use GET");
+      reply.headers.emplace_back("Allow", "GET");
+      Write(res, reply);
+    } else {
+      const std::string_view spec = OpenApiJson();
+      res.set_content(spec.data(), spec.size(), "application/json");
+    }
   } else if (path == "/metrics" && metrics_) {
     if (req.method != "GET" && req.method != "HEAD") {
       Write(res, ProblemReply(405, "use GET"));
@@ -238,6 +288,10 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   std::vector<std::string> args;
   std::string allow;
   const Route* route = FindRoute(req.method, req.path, &args, &allow);
+  if (route == nullptr && options_.serve_ui && api_ != nullptr && ServeUi(req, res)) {
+    Observe("/ui", res.status);
+    return;
+  }
   if (route == nullptr) {
     Unrouted(req, res, allow);
     Observe("unmatched", res.status);

@@ -33,7 +33,8 @@ class HttpServer {
   struct Options {
     ListenAddress addr;
     size_t max_payload_bytes = 262144;
-    int threads = 128;  // one per keep-alive connection being served
+    int threads = 128;     // one per keep-alive connection being served
+    bool serve_ui = true;  // the console under /ui/ (only where the REST API is served)
   };
 
   // Borrows every argument; `api`, `auth`, `observer` and `metrics` may be null/empty.

@@ -145,6 +145,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   int port = 0;
   if (listen) {
     HttpServer::Options options{*listen, config->max_payload_bytes, api ? 128 : 4};
+    options.serve_ui = config->serve_ui;
     http = std::make_unique<HttpServer>(
         store, rest.get(), auth.get(), options,
         [&metrics](std::string_view route, int status) { metrics.CountRequest(route, status); },

@@ -113,6 +113,16 @@ TEST(ConfigTest, AcceptsTheBooleanSpellings) {
   }
 }
 
+TEST(ConfigTest, ConsoleIsServedUnlessTurnedOff) {
+  EXPECT_TRUE(LoadConfig(Env({})).value().serve_ui);
+  EXPECT_TRUE(LoadConfig(Env({{"WEBHOOKD_UI", ""}})).value().serve_ui);
+  EXPECT_TRUE(LoadConfig(Env({{"WEBHOOKD_UI", "true"}})).value().serve_ui);
+  EXPECT_FALSE(LoadConfig(Env({{"WEBHOOKD_UI", "false"}})).value().serve_ui);
+  EXPECT_FALSE(LoadConfig(Env({{"WEBHOOKD_UI", "0"}})).value().serve_ui);
+  const Error error = Refused({{"WEBHOOKD_UI", "off"}});
+  EXPECT_EQ(error.message, R"(WEBHOOKD_UI: expected true, false, 1 or 0, got "off")");
+}
+
 struct BadCase {
   std::string name;
   std::string value;

@@ -1,0 +1,72 @@
+# Writes OUTPUT: a C++ file holding every file under ASSETS_DIR (the console's
+# server/ui/), each as {path relative to ASSETS_DIR, content type, bytes}, in name
+# order. The bytes are written as hex so that any file, text or binary, embeds as is.
+file(GLOB_RECURSE files RELATIVE "${ASSETS_DIR}" "${ASSETS_DIR}/*")
+list(SORT files)
+
+function(content_type_of name out)
+  string(TOLOWER "${name}" lower)
+  if(lower MATCHES "\\.html$")
+    set(type "text/html; charset=utf-8")
+  elseif(lower MATCHES "\\.(m?js)$")
+    set(type "text/javascript; charset=utf-8")
+  elseif(lower MATCHES "\\.css$")
+    set(type "text/css; charset=utf-8")
+  elseif(lower MATCHES "\\.svg$")
+    set(type "image/svg+xml")
+  elseif(lower MATCHES "\\.png$")
+    set(type "image/png")
+  elseif(lower MATCHES "\\.ico$")
+    set(type "image/x-icon")
+  elseif(lower MATCHES "\\.json$")
+    set(type "application/json")
+  elseif(lower MATCHES "\\.txt$")
+    set(type "text/plain; charset=utf-8")
+  else()
+    set(type "application/octet-stream")
+  endif()
+  set(${out} "${type}" PARENT_SCOPE)
+endfunction()
+
+set(arrays "")
+set(table "")
+set(index 0)
+foreach(name IN LISTS files)
+  # Editor leftovers and hidden files are not part of the console.
+  get_filename_component(base "${name}" NAME)
+  if(base MATCHES "^\\." OR base MATCHES "~$" OR base MATCHES "\\.swp$")
+    continue()
+  endif()
+  if(NOT name MATCHES "^[A-Za-z0-9._/-]+$")
+    message(FATAL_ERROR "embed_assets: ${name}: asset names may hold only A-Z a-z 0-9 . _ - /")
+  endif()
+  file(READ "${ASSETS_DIR}/${name}" hex HEX)
+  file(SIZE "${ASSETS_DIR}/${name}" size)
+  # 32 bytes a line (CMake's regular expressions have no {n}, hence the dots).
+  string(REPEAT "." 64 line)
+  string(REGEX REPLACE "(${line})" "\\1\n    " hex "${hex}")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")
+  content_type_of("${name}" type)
+  string(APPEND arrays "constexpr char kAsset${index}[] = {\n    ${bytes}'\\0'};\n")
+  string(APPEND table "    {\"${name}\", \"${type}\", std::string_view(kAsset${index}, ${size})},\n")
+  math(EXPR index "${index} + 1")
+endforeach()
+
+file(WRITE "${OUTPUT}.tmp"
+"// Generated from server/ui/ by server/embed_assets.cmake; do not edit.
+#include \"server/ui_assets.h\"
+
+namespace webhookd {
+namespace {
+
+${arrays}
+constexpr Asset kAssets[] = {
+${table}};
+
+}  // namespace
+
+std::span<const Asset> UiAssets() { return kAssets; }
+
+}  // namespace webhookd
+")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

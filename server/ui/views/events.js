@@ -1,0 +1,112 @@
+// Events: the filtered list, and one event with its payload and deliveries.
+
+import * as api from '../api.js';
+import {
+  badge, button, copyButton, emptyState, errorBox, facts, h, loading, localInputToRfc3339,
+  replace, rfc3339ToLocalInput, show, table, time,
+} from '../dom.js';
+import { indent, rawMember } from '../json_text.js';
+import {
+  card, filterForm, idLink, pageHeader, pagedTable, queryOf, statusCode,
+} from './common.js';
+
+const timeFilter = {
+  type: 'datetime-local',
+  value: rfc3339ToLocalInput,
+  toQuery: localInputToRfc3339,
+};
+
+export function renderList(ctx) {
+  const fields = [
+    { name: 'type', label: 'Type', placeholder: 'order.created' },
+    ctx.role === 'tenant' ? null : { name: 'tenant_id', label: 'Tenant', placeholder: 'any tenant' },
+    { name: 'after', label: 'After', ...timeFilter },
+    { name: 'before', label: 'Before', ...timeFilter },
+  ].filter(Boolean);
+  const query = queryOf(ctx, fields.map((f) => f.name));
+  const filtered = Object.keys(query).length > 0;
+  return h('section', null,
+    pageHeader('Events', { subtitle: 'What producers published, newest first. Times are in your time zone.' }),
+    filterForm(ctx, '/events', fields),
+    pagedTable(ctx, {
+      label: 'Events',
+      columns: [
+        { label: 'Event', cell: (e) => idLink('events', e.id) },
+        { label: 'Type', cell: (e) => h('span', { class: 'mono' }, show(e.type)) },
+        ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (e) => show(e.tenant_id) },
+        { label: 'Created', cell: (e) => time(e.created_at) },
+      ].filter(Boolean),
+      empty: filtered
+        ? ['No events match', 'Try a wider time range or another type.']
+        : ['No events yet', 'Events appear here once a producer publishes one.'],
+      load: (cursor) => api.get('/v1/events', { ...query, cursor, limit: 50 }, { signal: ctx.signal }),
+    }));
+}
+
+export function renderDetail(ctx) {
+  const id = ctx.params.id;
+  const root = h('section', null, loading());
+  api.request('GET', api.path`/v1/events/${id}`, { signal: ctx.signal }).then(({ text, json }) => {
+    if (ctx.alive()) replace(root, ...detailBody(json, text));
+  }, (err) => {
+    if (!ctx.alive() || err.name === 'AbortError') return;
+    replace(root, pageHeader('Event', { back: ['#/events', 'Events'] }),
+      errorBox(err, err.status === 404 ? 'Not found' : 'Could not load the event'));
+  });
+  return root;
+}
+
+function payloadView(text) {
+  // The payload exactly as the server sent it: numbers keep every digit.
+  let raw = null;
+  try {
+    raw = rawMember(text, 'payload');
+  } catch {
+    raw = null;
+  }
+  if (raw === null) return emptyState('No payload', 'The server sent no payload with this event.');
+  let indented = null;
+  try {
+    indented = indent(raw);
+  } catch {
+    indented = null;
+  }
+  const pre = h('pre', { class: 'code', id: 'payload', tabindex: '0' }, raw);
+  let asSent = true;
+  const toggle = indented === null || indented === raw ? null : button('Indent', () => {
+    asSent = !asSent;
+    replace(pre, asSent ? raw : indented);
+    replace(toggle, asSent ? 'Indent' : 'Show as received');
+    toggle.setAttribute('aria-pressed', String(!asSent));
+  }, { class: 'btn-small', 'aria-pressed': 'false' });
+  return h('div', null,
+    h('div', { class: 'card-tools' },
+      h('span', { class: 'muted small' }, 'As received; indenting changes only the spaces.'),
+      h('div', { class: 'toolbar' }, toggle, copyButton(() => (asSent ? raw : indented)))),
+    pre);
+}
+
+function detailBody(e, text) {
+  const deliveries = Array.isArray(e.deliveries) ? e.deliveries : [];
+  const deliveryColumns = [
+    { label: 'Delivery', cell: (d) => idLink('deliveries', d.id) },
+    { label: 'Destination', cell: (d) => idLink('destinations', d.destination_id) },
+    { label: 'Status', cell: (d) => badge(d.status) },
+    { label: 'Attempts', class: 'num', cell: (d) => show(d.attempt_count) },
+    { label: 'Last code', class: 'num', cell: (d) => statusCode(d.last_status_code) },
+    { label: 'Next attempt', cell: (d) => time(d.next_attempt_at) },
+  ];
+  return [
+    pageHeader(show(e.type), { subtitle: h('span', { class: 'mono' }, show(e.id)), back: ['#/events', 'Events'] }),
+    card('Event', facts([
+      ['ID', h('span', { class: 'mono' }, show(e.id))],
+      ['Type', h('span', { class: 'mono' }, show(e.type))],
+      ['Tenant', show(e.tenant_id)],
+      ['Created', time(e.created_at)],
+    ])),
+    card('Payload', payloadView(text)),
+    card('Deliveries', deliveries.length
+      ? table(deliveryColumns, deliveries, { 'aria-label': 'Deliveries of this event' })
+      : emptyState('No deliveries', 'No enabled destination subscribed to this event when it arrived.')),
+  ];
+}

@@ -202,6 +202,15 @@ struct HealthStats {
   int64_t in_flight = 0;
 };
 
+// One step of the console's chart: what happened from `at` for one step.
+struct StatsPoint {
+  Timestamp at;
+  int64_t attempts = 0;
+  int64_t successes = 0;
+  int64_t failures = 0;  // retryable and permanent outcomes
+  int64_t dead_letters = 0;
+};
+
 struct ReleasedClaim {
   int64_t delivery_id = 0;
   int64_t claim_token = 0;

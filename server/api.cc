@@ -327,7 +327,10 @@ Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   return JsonReply(202, Json{{"replayed", *count}});
 }
 
-Result<Reply> Api::GetStats(const ApiRequest& req) {
+namespace {
+
+// ?window= of the stats routes: a duration up to 31 days, 1h when absent.
+Result<Duration> StatsWindow(const ApiRequest& req) {
   Duration window = std::chrono::hours(1);
   if (auto text = QueryValue(req, "window"); text && !text->empty()) {
     auto parsed = ParseDuration(*text);
@@ -336,9 +339,47 @@ Result<Reply> Api::GetStats(const ApiRequest& req) {
     }
     window = *parsed;
   }
-  auto stats = stores_.operations.Stats(window);
+  return window;
+}
+
+}  // namespace
+
+Result<Reply> Api::GetStatsSeries(const ApiRequest& req) {
+  constexpr int64_t kMaxPoints = 1440;
+  auto window = StatsWindow(req);
+  if (!window) return std::unexpected(window.error());
+  Duration step = std::chrono::minutes(1);
+  if (auto text = QueryValue(req, "step"); text && !text->empty()) {
+    auto parsed = ParseDuration(*text);
+    if (!parsed || *parsed < std::chrono::seconds(1)) {
+      return Invalid({{"step", "must be a duration of at least 1s, such as 1m"}});
+    }
+    step = *parsed;
+  }
+  if (window->count() % step.count() != 0 || window->count() / step.count() > kMaxPoints) {
+    return Invalid({{"step", "must divide the window into at most 1440 whole steps"}});
+  }
+  auto points = stores_.operations.StatsSeries(*window, step);
+  if (!points) return std::unexpected(points.error());
+  Json data = Json::array();
+  for (const StatsPoint& p : *points) {
+    data.push_back(Json{{"at", FormatRfc3339(p.at)},
+                        {"attempts", p.attempts},
+                        {"successes", p.successes},
+                        {"failures", p.failures},
+                        {"dead_letters", p.dead_letters}});
+  }
+  return JsonReply(200, Json{{"window", FormatDuration(*window)},
+                             {"step", FormatDuration(step)},
+                             {"points", std::move(data)}});
+}
+
+Result<Reply> Api::GetStats(const ApiRequest& req) {
+  auto window = StatsWindow(req);
+  if (!window) return std::unexpected(window.error());
+  auto stats = stores_.operations.Stats(*window);
   if (!stats) return std::unexpected(stats.error());
-  return JsonReply(200, Json{{"window", FormatDuration(window)},
+  return JsonReply(200, Json{{"window", FormatDuration(*window)},
                              {"attempts", stats->attempts},
                              {"retry_rate", stats->retry_rate},
                              {"dead_letter_rate", stats->dead_letter_rate},

@@ -64,6 +64,7 @@ class Api {
   Result<Reply> ReplayDeadLetter(const ApiRequest& req);
   Result<Reply> ReplayDeadLetters(const ApiRequest& req);
   Result<Reply> GetStats(const ApiRequest& req);
+  Result<Reply> GetStatsSeries(const ApiRequest& req);
 
  private:
   // kInvalid on `url` when its host is or resolves to a non-public address.

@@ -55,6 +55,7 @@ constexpr std::array kRoutes = {
     RouteSpec{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, &Api::ReplayDeadLetters,
               Body::kOptional},
     RouteSpec{"GET", "/v1/admin/stats", Role::kAdmin, &Api::GetStats, Body::kNone},
+    RouteSpec{"GET", "/v1/admin/stats/series", Role::kAdmin, &Api::GetStatsSeries, Body::kNone},
     RouteSpec{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, &Api::ReplayDeadLetter,
               Body::kOptional},
 };
@@ -214,6 +215,17 @@ void HttpServer::Setup() {
         Log(LogLevel::kError, "handler threw", {{"path", req.path}, {"error", what}});
         Write(res, ProblemReply(500, "an internal error occurred"));
       });
+}
+
+std::vector<std::string> HttpServer::Routes() {
+  std::vector<std::string> routes;
+  for (const RouteSpec& r : kRoutes) {
+    routes.push_back(std::string(r.method) + " " + std::string(r.pattern));
+  }
+  for (const char* path : {"/healthz", "/readyz", "/metrics", "/openapi.json", "/ui/"}) {
+    routes.push_back(std::string("GET ") + path);
+  }
+  return routes;
 }
 
 void HttpServer::Observe(std::string_view route, int status) {

@@ -42,6 +42,10 @@ class HttpServer {
              RequestObserver observer = nullptr, MetricsSource metrics = nullptr);
   ~HttpServer();
 
+  // Every route served, as "METHOD /path" with "{}" for a path segment: the REST API's
+  // table and the operations routes (/healthz, /readyz, /metrics, /openapi.json, /ui/).
+  static std::vector<std::string> Routes();
+
   // Binds the listener; returns the bound port (useful with port 0).
   Result<int> Bind();
   // Serves until Stop(); call after Bind().

@@ -23,5 +23,8 @@ class OperationsStore {
   virtual Result<DeliveryGauges> CountDeliveries() = 0;
   // The health figures over the last `window`.
   virtual Result<HealthStats> Stats(Duration window) = 0;
+  // The window ending now in points of `step`, oldest first; `window` is a whole number
+  // of steps (the caller checks).
+  virtual Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) = 0;
 };
 }  // namespace webhookd

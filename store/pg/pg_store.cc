@@ -517,6 +517,21 @@ Result<HealthStats> PgStore::Stats(Duration window) {
   });
 }
 
+Result<std::vector<StatsPoint>> PgStore::StatsSeries(Duration window, Duration step) {
+  return Run([&](pqxx::connection& c) -> Result<std::vector<StatsPoint>> {
+    pqxx::nontransaction tx(c);
+    std::vector<StatsPoint> points;
+    for (const auto& r : Exec(tx, sql::kStatsSeries,
+                              Params()
+                                  .Add(static_cast<int64_t>(window.count()))
+                                  .Add(static_cast<int64_t>(step.count())))) {
+      points.push_back(StatsPoint{ToTimestamp(r[0]), r[1].as<int64_t>(), r[2].as<int64_t>(),
+                                  r[3].as<int64_t>(), r[4].as<int64_t>()});
+    }
+    return points;
+  });
+}
+
 Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& filter,
                                                      const Page& page) {
   return Run([&](pqxx::connection& c) -> Result<Listing<DeadLetter>> {

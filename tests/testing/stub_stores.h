@@ -87,6 +87,7 @@ class StubApiStores final : public DestinationStore,
   }
   Result<DeliveryGauges> CountDeliveries() override { return No(); }
   Result<HealthStats> Stats(Duration) override { return No(); }
+  Result<std::vector<StatsPoint>> StatsSeries(Duration, Duration) override { return No(); }
 };
 
 }  // namespace webhookd::testing

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/testing/exchange_log.h"
+
 namespace webhookd::testing {
 namespace {
 
@@ -81,6 +83,7 @@ std::unique_ptr<httplib::Client> WebhookdProcess::Client(const std::string& key)
   auto client = std::make_unique<httplib::Client>("127.0.0.1", port_);
   client->set_read_timeout(30, 0);
   client->set_bearer_token_auth((key.empty() ? admin_key_ : key).c_str());
+  RecordExchanges(*client);
   return client;
 }
 

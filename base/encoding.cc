@@ -121,4 +121,51 @@ std::string SanitizeUtf8(std::string_view bytes) {
   return out;
 }
 
+void AppendJsonString(std::string& out, std::string_view text) {
+  // Invalid UTF-8 would make the whole line invalid JSON.
+  std::string sanitized;
+  if (!IsValidUtf8(text)) {
+    sanitized = SanitizeUtf8(text);
+    text = sanitized;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (b < 0x20 || b == 0x7f) {
+          out += "\\u00";
+          out += kHex[b >> 4];
+          out += kHex[b & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string JsonQuote(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  AppendJsonString(out, text);
+  return out;
+}
+
 }  // namespace webhookd

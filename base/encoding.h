@@ -22,4 +22,9 @@ bool IsValidUtf8(std::string_view text);
 // stored and served as JSON.
 std::string SanitizeUtf8(std::string_view bytes);
 
+// Appends `text` as a JSON string literal (quotes, escapes; invalid UTF-8 replaced by
+// U+FFFD, so the result is always valid JSON).
+void AppendJsonString(std::string& out, std::string_view text);
+std::string JsonQuote(std::string_view text);
+
 }  // namespace webhookd

@@ -29,46 +29,6 @@ std::string_view LevelName(LogLevel level) {
   return "info";
 }
 
-void AppendJsonString(std::string& out, std::string_view text) {
-  // Invalid UTF-8 would make the whole line invalid JSON.
-  std::string sanitized;
-  if (!IsValidUtf8(text)) {
-    sanitized = SanitizeUtf8(text);
-    text = sanitized;
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (char c : text) {
-    const auto b = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (b < 0x20 || b == 0x7f) {
-          out += "\\u00";
-          out += kHex[b >> 4];
-          out += kHex[b & 0xf];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
 void AppendValue(std::string& out, const LogField& field) {
   if (const auto* s = std::get_if<std::string_view>(&field.value)) {
     AppendJsonString(out, *s);

@@ -2,8 +2,8 @@
 
 #include <string_view>
 
-#include "client/event.h"
 #include "base/result.h"
+#include "client/event.h"
 
 namespace webhookd::client {
 

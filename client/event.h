@@ -21,8 +21,4 @@ struct Event {
 // `payload` spliced in verbatim.
 std::string EventBody(const Event& event);
 
-// `text` as a JSON string literal. Bytes are passed through as they are; only '"', '\'
-// and control characters are escaped.
-std::string JsonQuote(std::string_view text);
-
 }  // namespace webhookd::client

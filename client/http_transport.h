@@ -3,9 +3,9 @@
 #include <memory>
 #include <string>
 
-#include "client/transport.h"
 #include "base/clock.h"
 #include "base/result.h"
+#include "client/transport.h"
 
 namespace httplib {
 class Client;

@@ -2,13 +2,13 @@
 
 #include <string>
 
+#include "base/clock.h"
+#include "base/random.h"
 #include "client/event.h"
 #include "client/retry_budget.h"
 #include "client/retry_schedule.h"
 #include "client/sleeper.h"
 #include "client/transport.h"
-#include "base/clock.h"
-#include "base/random.h"
 
 namespace webhookd::client {
 

@@ -10,11 +10,11 @@
 #include <sstream>
 #include <thread>
 
+#include "base/duration.h"
 #include "client/batch_line.h"
 #include "client/http_transport.h"
 #include "client/publisher.h"
 #include "client/result_line.h"
-#include "base/duration.h"
 
 namespace webhookd::client {
 namespace {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace webhookd {
 namespace {
 
@@ -75,6 +77,19 @@ TEST(EncodingTest, SanitizeReplacesBadBytesAndNul) {
             "b");
   EXPECT_EQ(SanitizeUtf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
   EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xc3\x28\xe2\x82\xf0\x9f\x98")));
+}
+
+TEST(EncodingTest, JsonQuoteEscapesWhatJsonRequires) {
+  EXPECT_EQ(JsonQuote("plain"), "\"plain\"");
+  EXPECT_EQ(JsonQuote("a\"b\\c"), R"("a\"b\\c")");
+  EXPECT_EQ(JsonQuote(std::string("\n\t\x01\0", 4)), R"("\n\t\u0001\u0000")");
+  EXPECT_EQ(JsonQuote("é"), "\"é\"");
+  const std::string tricky = "q\"\\/\b\f\n\r\t\x1f end";
+  EXPECT_EQ(nlohmann::json::parse(JsonQuote(tricky)).get<std::string>(), tricky);
+}
+
+TEST(EncodingTest, JsonQuoteReplacesInvalidUtf8SoTheResultIsJson) {
+  EXPECT_EQ(JsonQuote("a\xff"), "\"a\xef\xbf\xbd\"");
 }
 
 }  // namespace

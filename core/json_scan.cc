@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace webhookd {
 namespace {
@@ -163,7 +164,7 @@ bool Scanner::Document(int max_depth, std::vector<JsonMember>& members) {
         if (c == '{' || c == '[') {
           open += static_cast<char>(c);
           ++pos_;
-          if (open.size() > static_cast<size_t>(max_depth)) too_deep_ = true;
+          if (std::cmp_greater(open.size(), max_depth)) too_deep_ = true;
           if (open.size() == 1) members_wanted = c == '{';
           SkipWhitespace();
           if (Peek() == (c == '{' ? '}' : ']')) {

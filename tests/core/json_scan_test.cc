@@ -192,6 +192,7 @@ TEST(JsonScanTest, RefusesNestingOneLevelPastTheLimit) {
   ExpectTooDeep("{\"a\":" + Nested(63, "{\"k\":", "{}", "}") + "}", kDepth);
   ExpectTooDeep("{\"a\":{\"b\":[]}}", 2);
   ExpectTooDeep("{}", 0);
+  ExpectTooDeep("{}", -1);
   // Too deep wins over not being an object: the old parser checked depth first too.
   ExpectTooDeep(Nested(65, "[", "", "]"), kDepth);
 }

@@ -1,11 +1,11 @@
 #include "client/batch_line.h"
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "client/json_members.h"
+#include "core/json_scan.h"
+#include "core/validation.h"
 
 namespace webhookd::client {
 namespace {
@@ -17,7 +17,16 @@ Result<std::optional<std::string>> StringMember(
   if (it == members.end() || it->second == "null") return std::nullopt;
   if (!it->second.starts_with('"'))
     return Fail(ErrorKind::kInvalid, "\"" + name + "\" must be a string");
-  return nlohmann::json::parse(it->second).get<std::string>();
+  return DecodeJsonString(it->second);
+}
+
+// The top-level members, each as its exact bytes; a repeated key keeps its last value.
+std::optional<std::map<std::string, std::string_view>> TopLevelMembers(std::string_view line) {
+  auto scanned = ScanJsonObject(line, kMaxJsonDepth);
+  if (!scanned) return std::nullopt;
+  std::map<std::string, std::string_view> members;
+  for (const JsonMember& m : *scanned) members[m.key] = m.raw;
+  return members;
 }
 
 }  // namespace

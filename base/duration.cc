@@ -9,7 +9,7 @@ Result<Duration> ParseDuration(std::string_view text) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   if (digits == 0) {
-    return Fail(ErrorKind::kInvalid, "expected a whole number followed by ms, s, m or h");
+    return Fail(ErrorKind::kInvalid, "expected a whole number followed by ms, s, m, h or d");
   }
   const std::string_view unit = text.substr(digits);
   int64_t micros_per_unit = 0;
@@ -21,8 +21,10 @@ Result<Duration> ParseDuration(std::string_view text) {
     micros_per_unit = 60'000'000;
   } else if (unit == "h") {
     micros_per_unit = 3'600'000'000;
+  } else if (unit == "d") {
+    micros_per_unit = 86'400'000'000;
   } else {
-    return Fail(ErrorKind::kInvalid, "expected a whole number followed by ms, s, m or h");
+    return Fail(ErrorKind::kInvalid, "expected a whole number followed by ms, s, m, h or d");
   }
   const int64_t max_value = std::numeric_limits<int64_t>::max() / micros_per_unit;
   int64_t value = 0;

@@ -30,6 +30,8 @@ bool IsValidEventType(std::string_view type) {
          std::all_of(type.begin(), type.end(), IsTypeChar);
 }
 
+bool IsReservedEventType(std::string_view type) { return type.starts_with("webhookd."); }
+
 bool IsValidEventTypePattern(std::string_view pattern) {
   if (pattern.ends_with(".*")) {
     const std::string_view prefix = pattern.substr(0, pattern.size() - 2);

@@ -17,6 +17,8 @@ inline constexpr int kMaxJsonDepth = 64;
 
 // 1-255 of [A-Za-z0-9._:-].
 bool IsValidEventType(std::string_view type);
+// Types webhookd publishes about itself ("webhookd." and below); producers may not.
+bool IsReservedEventType(std::string_view type);
 // An event type, or a prefix pattern "p.*" whose "p" is 1+ event-type characters.
 bool IsValidEventTypePattern(std::string_view pattern);
 

@@ -174,9 +174,7 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
     }
     key = IdempotencyKey{*req.idempotency_key, HexEncode(Sha256(req.body))};
   }
-  auto body = ParseJsonBody(req.body);
-  if (!body) return std::unexpected(body.error());
-  auto event = ParseNewEvent(*body);
+  auto event = ParseNewEvent(req.body);
   if (!event) return std::unexpected(event.error());
   if (req.unverified_key_hash) event->verify_key_hash = *req.unverified_key_hash;
   auto receipt = stores_.events.InsertEvent(*event, key);
@@ -196,7 +194,7 @@ Result<Reply> Api::GetEvent(const ApiRequest& req) {
   if (!id) return std::unexpected(id.error());
   auto event = stores_.events.GetEvent(*id);
   if (!event) return std::unexpected(event.error());
-  return JsonReply(200, EventJson(*event, /*with_deliveries=*/true));
+  return Reply{200, EventText(*event, /*with_deliveries=*/true), "application/json", {}};
 }
 
 Result<Reply> Api::ListEvents(const ApiRequest& req) {
@@ -215,7 +213,17 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
   filter.before = *before;
   auto listing = stores_.events.ListEvents(filter, *page);
   if (!listing) return std::unexpected(listing.error());
-  return ListReply(*listing, kEventPrefix, [](const Event& e) { return EventJson(e, false); });
+  // Written as text: each payload goes in as its stored bytes (EventText).
+  std::string body = R"({"data":[)";
+  for (size_t i = 0; i < listing->items.size(); ++i) {
+    if (i > 0) body += ',';
+    body += EventText(listing->items[i], /*with_deliveries=*/false);
+  }
+  body += R"(],"next_cursor":)";
+  body += listing->next_before_id ? Dump(Json(FormatId(kEventPrefix, *listing->next_before_id)))
+                                  : std::string("null");
+  body += '}';
+  return Reply{200, std::move(body), "application/json", {}};
 }
 
 Result<Reply> Api::GetDelivery(const ApiRequest& req) {

@@ -1,6 +1,9 @@
 #include "server/json_codec.h"
 
+#include <map>
+
 #include "core/ids.h"
+#include "core/json_scan.h"
 #include "core/signing.h"
 #include "core/validation.h"
 #include "net/url.h"
@@ -139,29 +142,53 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   return out;
 }
 
-Result<NewEvent> ParseNewEvent(const Json& body) {
-  if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
+Result<NewEvent> ParseNewEvent(std::string_view body) {
+  // The payload is kept as the bytes it has in the body, so the scanner validates the
+  // whole body and hands back each member's raw text instead of a parsed value.
+  auto members = ScanJsonObject(body, kMaxJsonDepth);
+  if (!members) {
+    if (members.error().kind == ErrorKind::kMalformed) {
+      return Fail(ErrorKind::kMalformed,
+                  "the body is not valid JSON (" + members.error().message + ")");
+    }
+    return std::unexpected(members.error());
+  }
+  // A repeated member keeps its last value, as JSON parsers commonly do.
+  std::map<std::string, const JsonMember*> by_name;
+  for (const JsonMember& m : *members) by_name[m.key] = &m;
+  const auto member = [&](const char* name) -> const JsonMember* {
+    auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : it->second;
+  };
   NewEvent event;
   std::vector<FieldError> errors;
-  auto type = body.find("type");
-  if (type == body.end()) {
+  if (const JsonMember* type = member("type"); type == nullptr) {
     errors.push_back({"type", "is required"});
-  } else if (!type->is_string() || !IsValidEventType(type->get_ref<const std::string&>())) {
-    errors.push_back({"type", "must be 1-255 characters of A-Z a-z 0-9 . _ : -"});
   } else {
-    event.type = type->get<std::string>();
+    auto text = type->kind == JsonKind::kString ? DecodeJsonString(type->raw)
+                                                : Result<std::string>(std::string());
+    if (!text || !IsValidEventType(*text)) {
+      errors.push_back({"type", "must be 1-255 characters of A-Z a-z 0-9 . _ : -"});
+    } else if (IsReservedEventType(*text)) {
+      errors.push_back(
+          {"type", "types starting with \"webhookd.\" are reserved for webhookd's own events"});
+    } else {
+      event.type = std::move(*text);
+    }
   }
-  auto payload = body.find("payload");
-  if (payload == body.end()) {
+  if (const JsonMember* payload = member("payload"); payload == nullptr) {
     errors.push_back({"payload", "is required"});
-  } else if (!payload->is_object()) {
+  } else if (payload->kind != JsonKind::kObject) {
     errors.push_back({"payload", "must be a JSON object"});
   } else {
-    event.payload = Dump(*payload);
+    event.payload = std::string(payload->raw);
   }
-  if (auto it = body.find("destination_id"); it != body.end() && !it->is_null()) {
+  if (const JsonMember* target = member("destination_id");
+      target != nullptr && target->kind != JsonKind::kNull) {
     std::optional<int64_t> id;
-    if (it->is_string()) id = ParseId(kDestinationPrefix, it->get_ref<const std::string&>());
+    if (target->kind == JsonKind::kString) {
+      if (auto text = DecodeJsonString(target->raw)) id = ParseId(kDestinationPrefix, *text);
+    }
     if (!id) {
       errors.push_back({"destination_id", "no destination with that id"});
     } else {
@@ -215,17 +242,23 @@ Json ReceiptJson(const Event& e) {
           {"deliveries", std::move(deliveries)}};
 }
 
-Json EventJson(const Event& e, bool with_deliveries) {
+std::string EventText(const Event& e, bool with_deliveries) {
   Json j = {{"id", FormatId(kEventPrefix, e.id)},
             {"type", e.type},
-            {"created_at", FormatRfc3339(e.created_at)},
-            {"payload", Json::parse(e.payload, nullptr, false)}};
+            {"created_at", FormatRfc3339(e.created_at)}};
   if (with_deliveries) {
     Json deliveries = Json::array();
     for (const Delivery& d : e.deliveries) deliveries.push_back(DeliveryJson(d));
     j["deliveries"] = std::move(deliveries);
   }
-  return j;
+  // The payload goes in as its stored bytes: through a JSON value it would lose big
+  // numbers' precision, its key order and its spacing.
+  std::string text = Dump(j);
+  text.pop_back();  // the closing brace
+  text += R"(,"payload":)";
+  text += e.payload;
+  text += '}';
+  return text;
 }
 
 Json AttemptJson(const Attempt& a) {

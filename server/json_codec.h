@@ -22,15 +22,17 @@ std::string Dump(const Json& json);
 // address (the API checks that with the resolver). `creating` makes url required.
 Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating);
 
-// {"type", "payload", "destination_id"?} with `payload` kept as compact JSON.
-Result<NewEvent> ParseNewEvent(const Json& body);
+// A POST /v1/events body {"type", "payload", "destination_id"?}: kMalformed when it is not
+// JSON, kInvalid when it breaks a rule; `payload` keeps the exact bytes it has in `body`.
+Result<NewEvent> ParseNewEvent(std::string_view body);
 
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret);
 Json DeliveryJson(const Delivery& d);
 // The 202 of POST /v1/events: deliveries as {id, destination_id, status}.
 Json ReceiptJson(const Event& e);
 // GET /v1/events/{id} and the list: with payload; deliveries in full when present.
-Json EventJson(const Event& e, bool with_deliveries);
+// The text of GET /v1/events/{id} and of a list item: the payload as its stored bytes.
+std::string EventText(const Event& e, bool with_deliveries);
 Json AttemptJson(const Attempt& a);
 Json DeadLetterJson(const DeadLetter& d);
 

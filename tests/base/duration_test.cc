@@ -17,7 +17,7 @@ TEST(DurationTest, ParsesEveryUnit) {
 }
 
 TEST(DurationTest, RefusesAnythingButDigitsAndAUnit) {
-  for (const char* bad : {"", "30", "s", "1.5s", "-1s", "+1s", "1d", "1 s", " 1s", "1s ", "1S",
+  for (const char* bad : {"", "30", "s", "1.5s", "-1s", "+1s", "1w", "1 s", " 1s", "1s ", "1S",
                           "1sec", "1hh", "1m1s", "0x10s", "1us", "ms", "1e3ms"}) {
     const Result<Duration> d = ParseDuration(bad);
     ASSERT_FALSE(d.has_value()) << bad;
@@ -50,6 +50,17 @@ TEST(DurationTest, FormatRoundTripsThroughParse) {
        {Duration(250ms), Duration(30s), Duration(2min), Duration(3h), Duration(1001ms)}) {
     EXPECT_EQ(ParseDuration(FormatDuration(d)).value(), d) << FormatDuration(d);
   }
+}
+
+TEST(DurationTest, DaysAreTwentyFourHours) {
+  EXPECT_EQ(*ParseDuration("1d"), std::chrono::hours(24));
+  EXPECT_EQ(*ParseDuration("30d"), std::chrono::hours(24 * 30));
+  EXPECT_EQ(*ParseDuration("0d"), Duration::zero());
+  EXPECT_FALSE(ParseDuration("1.5d"));
+  EXPECT_FALSE(ParseDuration("d"));
+  EXPECT_FALSE(ParseDuration("1D"));
+  // Shown in hours, as before: 24h, not 1d.
+  EXPECT_EQ(FormatDuration(*ParseDuration("2d")), "48h");
 }
 
 }  // namespace

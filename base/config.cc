@@ -244,6 +244,13 @@ Result<Config> LoadConfig(const EnvLookup& env) {
   if (Result<void> r = duration("WEBHOOKD_LEASE", config.lease); !r) {
     return std::unexpected(r.error());
   }
+  if (std::optional<std::string> v = get("WEBHOOKD_RETENTION")) {
+    Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
+    if (!d || *d < Duration::zero()) {
+      return Bad("WEBHOOKD_RETENTION", "0 (keep forever) or a duration like 30d or 12h", *v);
+    }
+    config.retention = *d;
+  }
   if (config.lease <= config.attempt_timeout) {
     // A lease that ends before the attempt can would let a second worker send it too.
     return Fail(ErrorKind::kInvalid,

@@ -35,6 +35,8 @@ struct Config {
   bool allow_private_destinations = false;
   bool serve_ui = true;  // WEBHOOKD_UI: the console and tenant portal at /ui/
   LogLevel log_level = LogLevel::kInfo;
+  // How long an event is kept once all its deliveries are terminal; zero: forever.
+  Duration retention = std::chrono::hours(24 * 30);
 };
 
 // Looks an environment variable up; nullopt when unset.

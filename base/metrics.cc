@@ -171,6 +171,9 @@ std::string Metrics::Render(const Gauges& gauges) const {
   }
   w.Header("webhookd_replays_total", "counter", "Dead letters replayed.");
   w.Sample("webhookd_replays_total", {}, replays.value());
+  w.Header("webhookd_purged_events_total", "counter",
+           "Events deleted by retention, with their deliveries, attempts and dead letters.");
+  w.Sample("webhookd_purged_events_total", {}, purged_events.value());
   w.WriteHistogram("webhookd_delivery_attempt_duration_seconds",
                    "Duration of one delivery attempt.", attempt_duration);
   w.WriteHistogram("webhookd_delivery_latency_seconds", "From ingest to a successful delivery.",

@@ -68,6 +68,7 @@ class Metrics {
   Counter deliveries_created;
   Counter deliveries_succeeded;
   Counter replays;
+  Counter purged_events;                // deleted by retention
   std::array<Counter, 3> attempts;      // by Outcome: success, retryable, permanent
   std::array<Counter, 2> dead_letters;  // by DeadLetterReason: exhausted, permanent_failure
   Histogram attempt_duration;

@@ -7,6 +7,7 @@
 #include "store/event_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
+#include "store/retention_store.h"
 
 namespace webhookd {
 
@@ -19,6 +20,7 @@ class Store : public KeyStore,
               public DeliveryReads,
               public DeadLetterStore,
               public DeliveryQueue,
-              public OperationsStore {};
+              public OperationsStore,
+              public RetentionStore {};
 
 }  // namespace webhookd

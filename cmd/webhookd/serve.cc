@@ -5,7 +5,8 @@
 // runs the dispatcher's claim loop (worker, all) or waits for the HTTP thread; one HTTP
 // thread accepts and hands connections to the server's pool; one thread waits for
 // SIGTERM/SIGINT (blocked in every other thread) and stops things in order; one thread
-// stores the bootstrap admin key while the database is not up yet.
+// stores the bootstrap admin key while the database is not up yet; one thread purges
+// what retention no longer keeps (server, all).
 #include <pthread.h>
 #include <signal.h>
 
@@ -28,6 +29,7 @@
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/http_server.h"
+#include "server/purger.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
 #include "worker/dispatcher.h"
@@ -159,6 +161,13 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     port = *bound;
   }
 
+  // Retention, in the processes that serve the API (`server`, `all`): one thread.
+  std::unique_ptr<Purger> purger;
+  if (api && config->retention > Duration::zero()) {
+    purger = std::make_unique<Purger>(store, Purger::Options{config->retention}, &metrics);
+    purger->Start();
+  }
+
   std::thread bootstrap;
   std::atomic<bool> stopping{false};
   if (api && config->bootstrap_admin_key) {
@@ -218,6 +227,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   // Nothing was signalled (the listener failed on its own): release the waiting thread.
   if (!signalled.exchange(true)) pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
+  if (purger) purger->Stop();
   Log(LogLevel::kInfo, "webhookd stopped");
   return 0;
 }

@@ -12,6 +12,9 @@ inline constexpr int64_t kMigrateLock = 7252010;
 // itself; tests/store/pg/claim_pgtest.cc checks they agree).
 inline constexpr int64_t kClaimLock = 7252011;
 
+// Retention: one purging process at a time (a transaction lock, tried, never waited for).
+inline constexpr int64_t kPurgeLock = 7252012;
+
 // The channel workers LISTEN on; ingest, replay and release NOTIFY it.
 inline constexpr const char* kWakeupChannel = "webhookd_wakeup";
 

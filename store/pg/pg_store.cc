@@ -517,6 +517,18 @@ Result<HealthStats> PgStore::Stats(Duration window) {
   });
 }
 
+Result<int64_t> PgStore::PurgeExpired(Duration retention, int batch) {
+  return Run([&](pqxx::connection& c) -> Result<int64_t> {
+    pqxx::work tx(c);
+    if (!Exec(tx, sql::kTryPurgeLock, Params().Add(kPurgeLock))[0][0].as<bool>()) return 0;
+    Exec(tx, sql::kPurgeIdempotencyKeys);
+    auto r = Exec(tx, sql::kPurgeExpiredEvents,
+                  Params().Add(static_cast<int64_t>(retention.count())).Add(batch));
+    tx.commit();
+    return r[0][0].as<int64_t>();
+  });
+}
+
 Result<std::vector<StatsPoint>> PgStore::StatsSeries(Duration window, Duration step) {
   return Run([&](pqxx::connection& c) -> Result<std::vector<StatsPoint>> {
     pqxx::nontransaction tx(c);

@@ -55,6 +55,7 @@ class PgStore final : public Store {
   Result<std::unique_ptr<WakeupListener>> Listen() override;
   Result<DeliveryGauges> CountDeliveries() override;
   Result<HealthStats> Stats(Duration window) override;
+  Result<int64_t> PurgeExpired(Duration retention, int batch) override;
   Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override;
   Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter,
                                               const Page& page) override;

@@ -82,6 +82,17 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
 }
 
+TEST(ConfigTest, RetentionIsThirtyDaysZeroForeverOrADuration) {
+  EXPECT_EQ(LoadConfig(Env({})).value().retention, 24h * 30);
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_RETENTION", "0"}})).value().retention, Duration::zero());
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_RETENTION", "7d"}})).value().retention, 24h * 7);
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_RETENTION", "90m"}})).value().retention, 90min);
+  for (const char* bad : {"-1d", "forever", "1.5d", "30"}) {
+    const Error e = Refused({{"WEBHOOKD_RETENTION", bad}});
+    EXPECT_EQ(e.message.rfind("WEBHOOKD_RETENTION: ", 0), 0u) << bad << ": " << e.message;
+  }
+}
+
 TEST(ConfigTest, EmptyWorkerAddrTurnsItOff) {
   EXPECT_FALSE(LoadConfig(Env({{"WEBHOOKD_WORKER_ADDR", ""}})).value().worker_addr.has_value());
 }

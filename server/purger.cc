@@ -1,0 +1,53 @@
+#include "server/purger.h"
+
+#include "base/log.h"
+
+namespace webhookd {
+
+Purger::Purger(RetentionStore& store, Options options, Metrics* metrics)
+    : store_(store), options_(options), metrics_(metrics) {}
+
+Purger::~Purger() { Stop(); }
+
+void Purger::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Purger::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+int64_t Purger::PurgeOnce() {
+  int64_t total = 0;
+  // Bounded, so a huge backlog is worked off over several rounds, not in one.
+  for (int round = 0; round < 100; ++round) {
+    auto purged = store_.PurgeExpired(options_.retention, options_.batch);
+    if (!purged) {
+      Log(LogLevel::kWarn, "purging failed; trying again later",
+          {{"error", purged.error().message}});
+      break;
+    }
+    total += *purged;
+    if (metrics_ != nullptr) metrics_->purged_events.Inc(static_cast<uint64_t>(*purged));
+    if (*purged < options_.batch) break;
+  }
+  if (total > 0) Log(LogLevel::kInfo, "purged expired events", {{"count", total}});
+  return total;
+}
+
+void Purger::Loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    PurgeOnce();
+    lock.lock();
+    cv_.wait_for(lock, options_.every, [&] { return stopping_; });
+  }
+}
+
+}  // namespace webhookd

@@ -1,0 +1,47 @@
+// Retention end to end: with WEBHOOKD_RETENTION=2s, a delivered event is gone within the
+// purge interval, one still retrying stays, and the purge is counted.
+#include <gtest/gtest.h>
+
+#include "tests/testing/receiver.h"
+#include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
+#include "tests/testing/webhookd_process.h"
+
+namespace webhookd::testing {
+namespace {
+
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+
+TEST(RetentionE2eTest, AFinishedEventIsPurgedAndARetryingOneStays) {
+  TestDatabase db;
+  WebhookdProcess webhookd(db.url(), "all",
+                           {{"WEBHOOKD_RETENTION", "2s"}, {"WEBHOOKD_RETRY_SCHEDULE", "1h"}});
+  Receiver ok;
+  Receiver failing([](const Received&, int) { return Status(500); });
+  auto a = webhookd.Call("POST", "/v1/destinations", {{"url", ok.url()}, {"event_types", {"ok"}}});
+  auto b = webhookd.Call("POST", "/v1/destinations",
+                         {{"url", failing.url()}, {"event_types", {"fail"}}});
+  ASSERT_EQ(a.status, 201);
+  ASSERT_EQ(b.status, 201);
+  auto done = webhookd.Call("POST", "/v1/events", {{"type", "ok"}, {"payload", Json::object()}});
+  auto retrying =
+      webhookd.Call("POST", "/v1/events", {{"type", "fail"}, {"payload", Json::object()}});
+  ASSERT_EQ(done.status, 202);
+  ASSERT_EQ(retrying.status, 202);
+  const std::string done_id = Json::parse(done.body)["id"];
+  const std::string retrying_id = Json::parse(retrying.body)["id"];
+  ASSERT_TRUE(ok.WaitFor(1, 10s));
+  ASSERT_TRUE(failing.WaitFor(1, 10s));
+
+  // Two seconds of age plus one purge interval (5 s) and some slack.
+  EXPECT_TRUE(
+      WaitUntil([&] { return webhookd.Call("GET", "/v1/events/" + done_id).status == 404; }, 15s));
+  EXPECT_EQ(webhookd.Call("GET", "/v1/events/" + retrying_id).status, 200);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM deliveries"), "1");
+  auto metrics = webhookd.Call("GET", "/metrics");
+  EXPECT_NE(metrics.body.find("\nwebhookd_purged_events_total 1\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace webhookd::testing

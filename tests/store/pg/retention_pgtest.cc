@@ -1,0 +1,114 @@
+// Retention on a real PostgreSQL: an old event whose deliveries all ended goes with its
+// deliveries, attempts and dead letters; nothing pending, in flight or young is touched;
+// batches are bounded; one process purges at a time.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+
+#include "store/pg/locks.h"
+#include "tests/testing/pg_fixture.h"
+
+namespace webhookd {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::N;
+using testing::RecordFor;
+
+class RetentionPgTest : public testing::PgTest {
+ protected:
+  int64_t Ingest(int64_t destination) {
+    auto r =
+        store_.InsertEvent(NewEvent{"order.created", R"({"a":1})", destination},
+                           std::optional<IdempotencyKey>(IdempotencyKey{"k" + N(++keys_), "h"}));
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? r->event.id : 0;
+  }
+  // Works every due delivery once: succeeded, or dead-lettered for the event ids given.
+  void Finish(const std::set<int64_t>& dead) {
+    std::vector<AttemptRecord> records;
+    for (const ClaimedDelivery& c : Claim(100)) {
+      if (dead.contains(c.event_id)) {
+        AttemptRecord r = RecordFor(c, DeliveryStatus::kDeadLettered, 404, Outcome::kPermanent);
+        r.dead_letter_reason = DeadLetterReason::kPermanentFailure;
+        records.push_back(r);
+      } else {
+        records.push_back(RecordFor(c, DeliveryStatus::kSucceeded, 200, Outcome::kSuccess));
+      }
+    }
+    Record(records);
+  }
+  std::string Count(const std::string& table, const std::string& where = "true") {
+    return db_.Scalar("SELECT count(*) FROM " + table + " WHERE " + where);
+  }
+  void Age(int64_t event, const std::string& age) {
+    db_.Exec("UPDATE events SET created_at = now() - interval '" + age +
+             "' WHERE id = " + N(event));
+  }
+  int keys_ = 0;
+};
+
+TEST_F(RetentionPgTest, AnOldFinishedEventGoesWithEverythingAndNothingElseDoes) {
+  const int64_t dst = CreateDestination(testing::TestDestination());
+  const int64_t delivered = Ingest(dst);
+  const int64_t dead = Ingest(dst);
+  Finish({dead});
+  const int64_t young = Ingest(dst);
+  Finish({});
+  const int64_t pending = Ingest(dst);  // never worked
+  const int64_t in_flight = Ingest(dst);
+  ASSERT_EQ(Claim(1).size(), 1u);  // one of the two is now in flight, the other pending
+  for (int64_t e : {delivered, dead, pending, in_flight}) Age(e, "2 days");
+  ASSERT_EQ(Count("dead_letters"), "1");
+  ASSERT_EQ(Count("attempts"), "3");
+
+  auto purged = store_.PurgeExpired(24h, 1000);
+  ASSERT_TRUE(purged) << purged.error().message;
+  EXPECT_EQ(*purged, 2);
+  EXPECT_EQ(Count("events", "id IN (" + N(delivered) + "," + N(dead) + ")"), "0");
+  EXPECT_EQ(Count("deliveries", "event_id IN (" + N(delivered) + "," + N(dead) + ")"), "0");
+  EXPECT_EQ(Count("dead_letters"), "0");
+  EXPECT_EQ(Count("attempts"), "1");  // the young event's
+  EXPECT_EQ(Count("idempotency_keys", "event_id IN (" + N(delivered) + "," + N(dead) + ")"), "0");
+  // Young, pending and in flight stay, with their deliveries.
+  for (int64_t e : {young, pending, in_flight}) {
+    EXPECT_EQ(Count("events", "id = " + N(e)), "1") << e;
+    EXPECT_EQ(Count("deliveries", "event_id = " + N(e)), "1") << e;
+  }
+  // Nothing more to do.
+  EXPECT_EQ(*store_.PurgeExpired(24h, 1000), 0);
+}
+
+TEST_F(RetentionPgTest, APurgeTakesAtMostOneBatchAndSkipsWhileAnotherPurges) {
+  const int64_t dst = CreateDestination(testing::TestDestination());
+  for (int i = 0; i < 5; ++i) Ingest(dst);
+  Finish({});
+  db_.Exec("UPDATE events SET created_at = now() - interval '2 days'");
+
+  // Another process holds the purge lock: this one does nothing.
+  auto other = testing::TestDatabase::Connect(db_.url());
+  pqxx::work holding(*other);
+  holding.exec("SELECT pg_advisory_xact_lock(" + N(pg::kPurgeLock) + ")");
+  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 0);
+  holding.abort();
+
+  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 2);
+  EXPECT_EQ(Count("events"), "3");
+  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 2);
+  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 1);
+  EXPECT_EQ(Count("events"), "0");
+  EXPECT_EQ(Count("deliveries"), "0");
+}
+
+TEST_F(RetentionPgTest, IdempotencyKeysAreForgottenAfterADay) {
+  const int64_t dst = CreateDestination(testing::TestDestination());
+  Ingest(dst);
+  Ingest(dst);
+  db_.Exec("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'k1'");
+  ASSERT_TRUE(store_.PurgeExpired(24h, 1000));
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(key, ',') FROM idempotency_keys"), "k2");
+}
+
+}  // namespace
+}  // namespace webhookd

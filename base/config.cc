@@ -251,6 +251,13 @@ Result<Config> LoadConfig(const EnvLookup& env) {
     }
     config.retention = *d;
   }
+  if (std::optional<std::string> v = get("WEBHOOKD_SECRET_GRACE")) {
+    Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
+    if (!d || *d < Duration::zero() || *d > kMaxSecretGrace) {
+      return Bad("WEBHOOKD_SECRET_GRACE", "0 or a duration up to 7d like 24h", *v);
+    }
+    config.secret_grace = *d;
+  }
   if (config.lease <= config.attempt_timeout) {
     // A lease that ends before the attempt can would let a second worker send it too.
     return Fail(ErrorKind::kInvalid,

@@ -18,6 +18,9 @@ struct ListenAddress {
   int port = 0;      // 0..65535; 0 picks a free port
 };
 
+// The longest a rotated-out secret may keep signing.
+inline constexpr Duration kMaxSecretGrace = std::chrono::hours(24 * 7);
+
 // Every setting of docs/configuration.md, validated.
 struct Config {
   std::string database_url;
@@ -37,6 +40,8 @@ struct Config {
   LogLevel log_level = LogLevel::kInfo;
   // How long an event is kept once all its deliveries are terminal; zero: forever.
   Duration retention = std::chrono::hours(24 * 30);
+  // How long a rotated-out secret keeps signing unless the rotation says otherwise.
+  Duration secret_grace = std::chrono::hours(24);
 };
 
 // Looks an environment variable up; nullopt when unset.

@@ -156,7 +156,9 @@ struct ClaimedDelivery {
   Timestamp event_created_at;
   int64_t destination_id = 0;
   std::string url;
-  std::string secret;
+  // Every secret that signs: the current one first, then those still in a rotation's
+  // grace period, newest first.
+  std::vector<std::string> secrets;
   Headers headers;
   int attempt_count = 0;   // attempts made before this one, all cycles
   int cycle_attempts = 0;  // attempts made before this one, this cycle

@@ -52,4 +52,20 @@ std::string Sign(std::string_view key, std::string_view id, int64_t unix_seconds
   return "v1," + Base64Encode(std::string_view(reinterpret_cast<const char*>(mac), mac_length));
 }
 
+Result<std::string> SignatureHeader(const std::vector<std::string>& secrets, std::string_view id,
+                                    int64_t unix_seconds, std::string_view body) {
+  if (secrets.empty()) return Fail(ErrorKind::kInvalid, "no secret");
+  std::string header;
+  for (size_t i = 0; i < secrets.size(); ++i) {
+    const auto key = DecodeSecret(secrets[i]);
+    if (!key) {
+      if (i == 0) return std::unexpected(key.error());
+      continue;
+    }
+    if (!header.empty()) header += ' ';
+    header += Sign(*key, id, unix_seconds, body);
+  }
+  return header;
+}
+
 }  // namespace webhookd

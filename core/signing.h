@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 
@@ -21,5 +22,11 @@ Result<std::string> DecodeSecret(std::string_view secret);
 // "<id>.<timestamp>.<body>" (Standard Webhooks).
 std::string Sign(std::string_view key, std::string_view id, int64_t unix_seconds,
                  std::string_view body);
+
+// The webhook-signature header: one "v1,<signature>" per secret, in the order given,
+// separated by single spaces (Standard Webhooks). kInvalid when the first (current)
+// secret is unusable; an unusable earlier one is left out.
+Result<std::string> SignatureHeader(const std::vector<std::string>& secrets, std::string_view id,
+                                    int64_t unix_seconds, std::string_view body);
 
 }  // namespace webhookd

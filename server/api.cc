@@ -143,6 +143,42 @@ Result<Reply> Api::GetDestinationSecret(const ApiRequest& req) {
   return JsonReply(200, Json{{"secret", d->secret}});
 }
 
+Result<Reply> Api::RotateDestinationSecret(const ApiRequest& req) {
+  auto id = PathId(req, kDestinationPrefix, "destination");
+  if (!id) return std::unexpected(id.error());
+  std::string secret;
+  Duration grace = config_.secret_grace;
+  if (!req.body.empty()) {
+    auto body = ParseJsonBody(req.body);
+    if (!body) return std::unexpected(body.error());
+    if (!body->is_object()) return Invalid({{"body", "must be a JSON object"}});
+    std::vector<FieldError> errors;
+    if (auto it = body->find("secret"); it != body->end() && !it->is_null()) {
+      if (!it->is_string() || !DecodeSecret(it->get_ref<const std::string&>())) {
+        errors.push_back({"secret", "must be whsec_ followed by base64 of 24 to 64 bytes"});
+      } else {
+        secret = it->get<std::string>();
+      }
+    }
+    if (auto it = body->find("grace_period"); it != body->end() && !it->is_null()) {
+      auto parsed = it->is_string() ? (it->get_ref<const std::string&>() == "0"
+                                           ? Result<Duration>(Duration::zero())
+                                           : ParseDuration(it->get_ref<const std::string&>()))
+                                    : Result<Duration>(std::unexpected(Error{}));
+      if (!parsed || *parsed > kMaxSecretGrace) {
+        errors.push_back({"grace_period", "must be 0 or a duration up to 7d, such as 24h"});
+      } else {
+        grace = *parsed;
+      }
+    }
+    if (!errors.empty()) return Invalid(std::move(errors));
+  }
+  if (secret.empty()) secret = GenerateSecret();
+  auto until = stores_.destinations.RotateSecret(*id, secret, grace);
+  if (!until) return std::unexpected(until.error());
+  return JsonReply(200, Json{{"secret", secret}, {"previous_valid_until", FormatRfc3339(*until)}});
+}
+
 Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());

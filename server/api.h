@@ -49,6 +49,7 @@ class Api {
   Result<Reply> GetDestination(const ApiRequest& req);
   Result<Reply> ListDestinations(const ApiRequest& req);
   Result<Reply> GetDestinationSecret(const ApiRequest& req);
+  Result<Reply> RotateDestinationSecret(const ApiRequest& req);
   Result<Reply> UpdateDestination(const ApiRequest& req);
   Result<Reply> DeleteDestination(const ApiRequest& req);
 

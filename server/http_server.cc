@@ -44,6 +44,8 @@ constexpr std::array kRoutes = {
               Body::kNone},
     RouteSpec{"GET", "/v1/destinations/{}/secret", Role::kPublisher, &Api::GetDestinationSecret,
               Body::kNone},
+    RouteSpec{"POST", "/v1/destinations/{}/secret/rotate", Role::kPublisher,
+              &Api::RotateDestinationSecret, Body::kOptional},
     RouteSpec{"POST", "/v1/events", Role::kPublisher, &Api::CreateEvent, Body::kRequired, true},
     RouteSpec{"GET", "/v1/events", Role::kPublisher, &Api::ListEvents, Body::kNone},
     RouteSpec{"GET", "/v1/events/{}", Role::kPublisher, &Api::GetEvent, Body::kNone},

@@ -21,6 +21,12 @@ class DestinationStore {
   virtual Result<Listing<Destination>> ListDestinations(const Page& page) = 0;
   // Applies the given fields; the caller has validated them.
   virtual Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields) = 0;
+  // Makes `secret` the destination's signing secret. The one it replaces keeps signing
+  // for `grace` (zero: every earlier secret ends now); earlier secrets past their grace
+  // are erased. kConflict when more than kMaxValidSecrets would sign at once. Returns
+  // when the replaced secret stops signing.
+  virtual Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace) = 0;
+  static constexpr int kMaxValidSecrets = 5;
   // Soft-deletes and cancels its unfinished deliveries, in one transaction.
   virtual Result<void> DeleteDestination(int64_t id) = 0;
 };

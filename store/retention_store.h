@@ -13,7 +13,8 @@ class RetentionStore {
   virtual ~RetentionStore() = default;
   // Deletes up to `batch` events older than `retention` whose deliveries are all
   // terminal, with their deliveries, attempts and dead letters, in one transaction; and
-  // idempotency keys older than 24 hours. Nothing pending or in flight is touched. When
+  // idempotency keys older than 24 hours, and earlier secrets past their grace period.
+  // `retention` zero keeps every event. Nothing pending or in flight is touched. When
   // another process is purging, does nothing. Returns how many events went.
   virtual Result<int64_t> PurgeExpired(Duration retention, int batch) = 0;
 };

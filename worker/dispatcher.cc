@@ -215,18 +215,17 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
   out.url = d.url;
   out.body = DeliveryBody(d);
   const Timestamp started = clock_.Now();
-  const auto key = DecodeSecret(d.secret);
-  out.headers = {
-      {"Content-Type", "application/json"},
-      {"User-Agent", "webhookd/" WEBHOOKD_VERSION},
-      {"webhook-id", webhook_id},
-      {"webhook-timestamp", std::to_string(UnixSeconds(started))},
-      {"webhook-signature", key ? Sign(*key, webhook_id, UnixSeconds(started), out.body) : ""}};
+  const auto signature = SignatureHeader(d.secrets, webhook_id, UnixSeconds(started), out.body);
+  out.headers = {{"Content-Type", "application/json"},
+                 {"User-Agent", "webhookd/" WEBHOOKD_VERSION},
+                 {"webhook-id", webhook_id},
+                 {"webhook-timestamp", std::to_string(UnixSeconds(started))},
+                 {"webhook-signature", signature.value_or("")}};
   for (const auto& header : d.headers) out.headers.push_back(header);
 
   const auto steady_start = std::chrono::steady_clock::now();
-  SendResult sent = key ? sender_.Send(out) : SendResult{};
-  if (!key) {
+  SendResult sent = signature ? sender_.Send(out) : SendResult{};
+  if (!signature) {
     sent.refused = true;
     sent.error = "the destination's secret is not usable";
   }

@@ -161,9 +161,10 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     port = *bound;
   }
 
-  // Retention, in the processes that serve the API (`server`, `all`): one thread.
+  // Retention and the erasing of expired secrets, in the processes that serve the API
+  // (`server`, `all`): one thread.
   std::unique_ptr<Purger> purger;
-  if (api && config->retention > Duration::zero()) {
+  if (api) {
     purger = std::make_unique<Purger>(store, Purger::Options{config->retention}, &metrics);
     purger->Start();
   }

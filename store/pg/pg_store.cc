@@ -228,6 +228,36 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
   });
 }
 
+Result<Timestamp> PgStore::RotateSecret(int64_t id, const std::string& secret, Duration grace) {
+  return Run([&](pqxx::connection& c) -> Result<Timestamp> {
+    pqxx::work tx(c);
+    auto current = Exec(tx, sql::kLockDestinationSecret, Params().Add(id));
+    if (current.empty()) return Fail(ErrorKind::kNotFound, "no destination with that id");
+    const std::string previous = current[0][0].c_str();
+    Exec(tx, sql::kEraseExpiredSecrets, Params().Add(id));
+    Timestamp previous_valid_until;
+    if (grace > Duration::zero()) {
+      const int64_t earlier =
+          Exec(tx, sql::kCountValidSecrets, Params().Add(id))[0][0].as<int64_t>();
+      // The new secret, the one it replaces, and those still in their grace.
+      if (earlier + 2 > kMaxValidSecrets) {
+        return Fail(ErrorKind::kConflict,
+                    "at most 5 secrets may be valid at once; wait for an earlier one to "
+                    "expire, or rotate with grace_period 0");
+      }
+      previous_valid_until = ToTimestamp(
+          Exec(tx, sql::kRetireSecret,
+               Params().Add(id).Add(previous).Add(static_cast<int64_t>(grace.count())))[0][0]);
+    } else {
+      Exec(tx, sql::kEraseEarlierSecrets, Params().Add(id));
+    }
+    auto now = Exec(tx, sql::kSetSecret, Params().Add(id).Add(secret));
+    if (grace <= Duration::zero()) previous_valid_until = ToTimestamp(now[0][0]);
+    tx.commit();
+    return previous_valid_until;
+  });
+}
+
 Result<void> PgStore::DeleteDestination(int64_t id) {
   return Run([&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
@@ -522,6 +552,11 @@ Result<int64_t> PgStore::PurgeExpired(Duration retention, int batch) {
     pqxx::work tx(c);
     if (!Exec(tx, sql::kTryPurgeLock, Params().Add(kPurgeLock))[0][0].as<bool>()) return 0;
     Exec(tx, sql::kPurgeIdempotencyKeys);
+    Exec(tx, sql::kEraseExpiredSecrets, Params().AddNull());
+    if (retention <= Duration::zero()) {
+      tx.commit();
+      return 0;
+    }
     auto r = Exec(tx, sql::kPurgeExpiredEvents,
                   Params().Add(static_cast<int64_t>(retention.count())).Add(batch));
     tx.commit();

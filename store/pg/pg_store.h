@@ -39,6 +39,7 @@ class PgStore final : public Store {
   Result<Listing<Destination>> ListDestinations(const Page& page) override;
   Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields) override;
   Result<void> DeleteDestination(int64_t id) override;
+  Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace) override;
   Result<IngestReceipt> InsertEvent(const NewEvent& event,
                                     const std::optional<IdempotencyKey>& key) override;
   Result<Event> GetEvent(int64_t id) override;

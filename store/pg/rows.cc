@@ -89,7 +89,13 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
   d.event_created_at = ToTimestamp(r[4]);
   d.destination_id = r[5].as<int64_t>();
   d.url = r[6].c_str();
-  d.secret = r[7].c_str();
+  // Space-separated by the claim function (a secret has no spaces).
+  std::string_view secrets = r[7].c_str();
+  while (!secrets.empty()) {
+    const size_t space = std::min(secrets.find(' '), secrets.size());
+    d.secrets.emplace_back(secrets.substr(0, space));
+    secrets.remove_prefix(std::min(space + 1, secrets.size()));
+  }
   d.headers = ParseHeaders(r[8].c_str());
   d.attempt_count = r[9].as<int>();
   d.cycle_attempts = r[10].as<int>();

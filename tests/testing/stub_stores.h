@@ -63,6 +63,7 @@ class StubApiStores final : public DestinationStore,
   Result<Listing<Destination>> ListDestinations(const Page&) override { return No(); }
   Result<Destination> UpdateDestination(int64_t, const DestinationFields&) override { return No(); }
   Result<void> DeleteDestination(int64_t) override { return No(); }
+  Result<Timestamp> RotateSecret(int64_t, const std::string&, Duration) override { return No(); }
   Result<IngestReceipt> InsertEvent(const NewEvent& e,
                                     const std::optional<IdempotencyKey>& k) override {
     ++calls;

@@ -168,7 +168,7 @@ ClaimedDelivery Delivery(int64_t id, int attempt_count = 0, int cycle_attempts =
   d.event_created_at = Timestamp(std::chrono::seconds(1'699'999'000));
   d.destination_id = 7;
   d.url = "http://example.test/hook";
-  d.secret = kSecret;
+  d.secrets = {kSecret};
   d.headers = {{"X-Tenant", "acme"}};
   d.attempt_count = attempt_count;
   d.cycle_attempts = cycle_attempts;
@@ -381,7 +381,7 @@ TEST(DispatcherTest, AnUnusableSecretIsAPermanentFailureAndNothingIsSent) {
   FakeClock clock;
   FakeRandom random({0.5});
   ClaimedDelivery d = Delivery(1);
-  d.secret = "whsec_short";
+  d.secrets = {"whsec_short"};
   store.Add(d);
   Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);

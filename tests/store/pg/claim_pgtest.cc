@@ -120,7 +120,7 @@ TEST_F(ClaimPgTest, AClaimCarriesTheDeliveryAndLeasesIt) {
   EXPECT_EQ(c.event_created_at, event->event.created_at);
   EXPECT_EQ(c.destination_id, dst);
   EXPECT_EQ(c.url, "https://example.com/hook");
-  EXPECT_EQ(c.secret, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  EXPECT_EQ(c.secrets, std::vector<std::string>{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"});
   EXPECT_EQ(c.headers, (Headers{{"X-Tenant", "acme"}}));
   EXPECT_EQ(c.attempt_count, 0);
   EXPECT_EQ(c.cycle_attempts, 0);

@@ -40,7 +40,7 @@ struct DestinationFields {
 
 struct NewEvent {
   std::string type;
-  std::string payload;  // compact JSON object
+  std::string payload;  // a JSON object: the bytes of the posted value, exactly
   std::optional<int64_t> destination_id;
   // When not empty: the SHA-256 of the API key that sent it, not yet looked up. The store
   // ingests only if that key is live, in the ingest's own transaction, and answers

@@ -135,6 +135,12 @@ SendResult HttpSender::Send(const Outgoing& out) {
     if (error == httplib::Error::Read || error == httplib::Error::Write) result.status_code.reset();
     return result;
   }
+  // cpp-httplib 0.11 calls the response handler only for a response that may have a body:
+  // a 204 No Content reaches us in `res` alone, and without this would count as no answer.
+  if (!result.status_code) {
+    result.status_code = res.status;
+    if (res.has_header("Retry-After")) result.retry_after = res.get_header_value("Retry-After");
+  }
   if (!over_limit) Return(key, std::move(client));
   return result;
 }

@@ -93,6 +93,19 @@ TEST(ConfigTest, RetentionIsThirtyDaysZeroForeverOrADuration) {
   }
 }
 
+TEST(ConfigTest, SecretGraceIsADayAtMostSevenDaysZeroAllowed) {
+  EXPECT_EQ(LoadConfig(Env({})).value().secret_grace, 24h);
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_SECRET_GRACE", "0"}})).value().secret_grace,
+            Duration::zero());
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_SECRET_GRACE", "7d"}})).value().secret_grace, 24h * 7);
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_SECRET_GRACE", "168h"}})).value().secret_grace, 24h * 7);
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_SECRET_GRACE", "90s"}})).value().secret_grace, 90s);
+  for (const char* bad : {"8d", "169h", "-1h", "1.5h", "24", "a day"}) {
+    const Error e = Refused({{"WEBHOOKD_SECRET_GRACE", bad}});
+    EXPECT_EQ(e.message.rfind("WEBHOOKD_SECRET_GRACE: ", 0), 0u) << bad << ": " << e.message;
+  }
+}
+
 TEST(ConfigTest, EmptyWorkerAddrTurnsItOff) {
   EXPECT_FALSE(LoadConfig(Env({{"WEBHOOKD_WORKER_ADDR", ""}})).value().worker_addr.has_value());
 }

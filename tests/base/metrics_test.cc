@@ -50,6 +50,7 @@ TEST(MetricsTest, EveryContractSeriesIsExportedAndEverySampleLineIsWellFormed) {
   m.events_ingested.Inc(3);
   m.attempts[1].Inc();
   m.dead_letters[0].Inc(2);
+  m.purged_events.Inc(1000);
   m.CountRequest("/v1/events", 202);
   m.CountRequest("/v1/events", 202);
   m.CountRequest("/v1/events", 422);
@@ -59,6 +60,7 @@ TEST(MetricsTest, EveryContractSeriesIsExportedAndEverySampleLineIsWellFormed) {
         "webhookd_delivery_attempts_total{outcome=\"retryable\"} 1",
         "webhookd_deliveries_succeeded_total 0",
         "webhookd_dead_letters_total{reason=\"exhausted\"} 2", "webhookd_replays_total 0",
+        "webhookd_purged_events_total 1000",
         "webhookd_delivery_attempt_duration_seconds_bucket{le=\"+Inf\"} 0",
         "webhookd_delivery_latency_seconds_count 0", "webhookd_deliveries_pending 7",
         "webhookd_deliveries_retrying_over_24h 1",

@@ -53,5 +53,27 @@ TEST(SigningTest, GeneratedSecretsDecodeToThirtyTwoFreshBytes) {
   EXPECT_NE(a, b);
 }
 
+TEST(SigningTest, SignatureHeaderSignsWithEverySecretInOrderSpaceSeparated) {
+  const std::string current = GenerateSecret();
+  const std::string older = GenerateSecret();
+  const std::string sign_current = Sign(DecodeSecret(current).value(), "msg_1", 1614265330, "{}");
+  const std::string sign_older = Sign(DecodeSecret(older).value(), "msg_1", 1614265330, "{}");
+  EXPECT_EQ(SignatureHeader({current}, "msg_1", 1614265330, "{}").value(), sign_current);
+  EXPECT_EQ(SignatureHeader({current, older}, "msg_1", 1614265330, "{}").value(),
+            sign_current + " " + sign_older);
+  EXPECT_EQ(SignatureHeader({std::string(kSecret)}, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330,
+                            R"({"test": 2432232314})")
+                .value(),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+}
+
+TEST(SigningTest, SignatureHeaderNeedsAUsableCurrentSecretAndSkipsBadOlderOnes) {
+  const std::string current = GenerateSecret();
+  EXPECT_FALSE(SignatureHeader({}, "msg_1", 1, "{}").has_value());
+  EXPECT_FALSE(SignatureHeader({"whsec_short", current}, "msg_1", 1, "{}").has_value());
+  EXPECT_EQ(SignatureHeader({current, "whsec_short"}, "msg_1", 1, "{}").value(),
+            Sign(DecodeSecret(current).value(), "msg_1", 1, "{}"));
+}
+
 }  // namespace
 }  // namespace webhookd

@@ -59,6 +59,27 @@ TEST_F(ApiTest, EachBadEventFieldIsNamed) {
   EXPECT_EQ(store_.calls, 0);
 }
 
+TEST_F(ApiTest, ReservedEventTypesAre422OnTypeAndNeverReachTheStore) {
+  for (const char* type : {"webhookd.delivery.dead_lettered", "webhookd.anything", "webhookd."}) {
+    auto r = api_.CreateEvent(Body(R"({"type": ")" + std::string(type) + R"(", "payload": {}})"));
+    ASSERT_FALSE(r) << type;
+    EXPECT_EQ(StatusFor(r.error().kind), 422) << type;
+    ASSERT_EQ(r.error().fields.size(), 1u) << type;
+    EXPECT_EQ(r.error().fields[0].field, "type") << type;
+  }
+  EXPECT_EQ(store_.calls, 0);
+  // Only the "webhookd." prefix is reserved.
+  store_.on_insert_event = [](const NewEvent& e, const std::optional<IdempotencyKey>&) {
+    IngestReceipt receipt;
+    receipt.event = Event{1, e.type, e.payload, Timestamp(std::chrono::seconds(1)), {}};
+    return receipt;
+  };
+  for (const char* type : {"webhookd", "webhookdx.a", "my.webhookd.a"}) {
+    auto r = api_.CreateEvent(Body(R"({"type": ")" + std::string(type) + R"(", "payload": {}})"));
+    EXPECT_TRUE(r) << type << ": " << r.error().message;
+  }
+}
+
 TEST_F(ApiTest, DeepNestingIsRefusedBeforeParsing) {
   std::string deep =
       R"({"type": "a", "payload": {"x": )" + std::string(5000, '[') + std::string(5000, ']') + "}}";

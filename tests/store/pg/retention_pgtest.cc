@@ -7,6 +7,7 @@
 #include <set>
 
 #include "store/pg/locks.h"
+#include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
 namespace webhookd {
@@ -42,9 +43,12 @@ class RetentionPgTest : public testing::PgTest {
   std::string Count(const std::string& table, const std::string& where = "true") {
     return db_.Scalar("SELECT count(*) FROM " + table + " WHERE " + where);
   }
+  // An event and its idempotency key, written in one transaction, share created_at.
   void Age(int64_t event, const std::string& age) {
     db_.Exec("UPDATE events SET created_at = now() - interval '" + age +
              "' WHERE id = " + N(event));
+    db_.Exec("UPDATE idempotency_keys SET created_at = now() - interval '" + age +
+             "' WHERE event_id = " + N(event));
   }
   int keys_ = 0;
 };
@@ -99,6 +103,49 @@ TEST_F(RetentionPgTest, APurgeTakesAtMostOneBatchAndSkipsWhileAnotherPurges) {
   EXPECT_EQ(*store_.PurgeExpired(24h, 2), 1);
   EXPECT_EQ(Count("events"), "0");
   EXPECT_EQ(Count("deliveries"), "0");
+}
+
+// A batch must cost the same however much is kept, so every row it reads, the foreign key
+// checks' lookups included, must be reachable through an index. With sequential scans
+// priced out (enable_seqscan = off), one still counted in the transaction's own table
+// statistics (pg_stat_xact_user_tables) is a lookup with no index to take: before
+// dead_letters_delivery, one whole scan of dead_letters per deleted delivery.
+TEST_F(RetentionPgTest, EveryLookupOfABatchHasAnIndex) {
+  const int64_t dst = CreateDestination(testing::TestDestination());
+  // 2,000 young events and 200 old ones, each with a dead-lettered delivery, its attempt
+  // and dead letter, and (the young ones) a live idempotency key.
+  db_.Exec(R"(
+    INSERT INTO events (type, payload, created_at)
+    SELECT 't', '{}', now() - CASE WHEN g <= 200 THEN interval '2 days' ELSE interval '1 hour' END
+      FROM generate_series(1, 2200) g ORDER BY g;
+    INSERT INTO deliveries (event_id, destination_id, status, attempt_count, created_at)
+    SELECT id, )" +
+           N(dst) + R"(, 'dead_lettered', 1, created_at FROM events;
+    INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome)
+    SELECT id, 1, created_at, 1, 'permanent' FROM deliveries;
+    INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count)
+    SELECT id, event_id, destination_id, 'permanent_failure', 1 FROM deliveries;
+    INSERT INTO idempotency_keys (key, request_hash, event_id, created_at)
+    SELECT 'k' || id, 'h', id, created_at FROM events WHERE created_at > now() - interval '1 day';
+    ANALYZE events; ANALYZE deliveries; ANALYZE attempts; ANALYZE dead_letters;
+    ANALYZE idempotency_keys;)");
+
+  auto conn = testing::TestDatabase::Connect(db_.url());
+  pqxx::work tx(*conn);
+  tx.exec("SET LOCAL enable_seqscan = off");
+  const pqxx::result purged =
+      tx.exec_params(std::string(pg::sql::kPurgeExpiredEvents.sql), int64_t{86'400'000'000}, 1000);
+  EXPECT_EQ(purged[0][0].as<int64_t>(), 200);
+  const pqxx::result scans = tx.exec(
+      "SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = 'webhookd' "
+      "AND relname IN ('events', 'deliveries', 'attempts', 'dead_letters', 'idempotency_keys') "
+      "ORDER BY relname");
+  ASSERT_EQ(scans.size(), 5u);
+  for (const auto& row : scans) {
+    EXPECT_EQ(row[1].as<int64_t>(), 0) << "whole-table scans of " << row[0].c_str();
+  }
+  EXPECT_EQ(tx.exec("SELECT count(*) FROM dead_letters")[0][0].as<int64_t>(), 2000);
+  EXPECT_EQ(tx.exec("SELECT count(*) FROM idempotency_keys")[0][0].as<int64_t>(), 2000);
 }
 
 TEST_F(RetentionPgTest, IdempotencyKeysAreForgottenAfterADay) {

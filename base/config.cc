@@ -95,6 +95,38 @@ bool IsHostNameChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
 }
 
+// An absolute http(s) URL with a host, no user-info, query or fragment, printable ASCII
+// only; trailing slashes go, so "<base>/ui/" never has two. nullopt when it is not one.
+std::optional<std::string> ParsePublicUrl(std::string_view text) {
+  constexpr size_t kMaxLength = 2048;
+  if (text.size() > kMaxLength) return std::nullopt;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f || c == '?' || c == '#' || c == '@' || c == '\\') {
+      return std::nullopt;
+    }
+  }
+  const std::string lower = Lower(text.substr(0, 8));
+  size_t rest = 0;
+  if (lower.starts_with("http://")) {
+    rest = 7;
+  } else if (lower.starts_with("https://")) {
+    rest = 8;
+  } else {
+    return std::nullopt;
+  }
+  while (text.size() > rest && text.back() == '/') text.remove_suffix(1);
+  const std::string_view authority = text.substr(rest, text.find('/', rest) - rest);
+  if (authority.empty() || authority.front() == ':') return std::nullopt;
+  return std::string(text);
+}
+
+// "http://" + WEBHOOKD_ADDR, an IPv6 host in brackets.
+std::string DefaultPublicUrl(const ListenAddress& addr) {
+  const bool v6 = addr.host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + addr.host + "]" : addr.host) + ":" + std::to_string(addr.port);
+}
+
 }  // namespace
 
 EnvLookup ProcessEnv() {
@@ -293,6 +325,18 @@ Result<Config> LoadConfig(const EnvLookup& env) {
     } else {
       return Bad("WEBHOOKD_UI", "true, false, 1 or 0", *v);
     }
+  }
+
+  config.public_url = DefaultPublicUrl(config.addr);
+  if (std::optional<std::string> v = get("WEBHOOKD_PUBLIC_URL")) {
+    std::optional<std::string> url = ParsePublicUrl(*v);
+    if (!url) {
+      return Bad("WEBHOOKD_PUBLIC_URL",
+                 "an absolute http:// or https:// URL with a host and no query or fragment, "
+                 "like https://webhooks.example.com",
+                 *v);
+    }
+    config.public_url = std::move(*url);
   }
 
   if (std::optional<std::string> v = get("WEBHOOKD_LOG_LEVEL")) {

@@ -37,6 +37,9 @@ struct Config {
   size_t max_payload_bytes = 262144;
   bool allow_private_destinations = false;
   bool serve_ui = true;  // WEBHOOKD_UI: the console and tenant portal at /ui/
+  // WEBHOOKD_PUBLIC_URL: the base URL people reach webhookd at, without a trailing slash;
+  // portal links are built on it. Defaults to "http://" + the listen address.
+  std::string public_url = "http://127.0.0.1:8080";
   LogLevel log_level = LogLevel::kInfo;
   // How long an event is kept once all its deliveries are terminal; zero: forever.
   Duration retention = std::chrono::hours(24 * 30);

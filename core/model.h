@@ -14,6 +14,16 @@ namespace webhookd {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+// What a caller may see: everything (no tenant_id), or one tenant's rows alone. A scoped
+// read or write finds nothing of another tenant or of none: to it they do not exist, so
+// it answers exactly as for an unknown id.
+struct Scope {
+  std::optional<std::string> tenant_id = std::nullopt;  // nullopt: every tenant's and none's
+
+  static Scope All() { return Scope{}; }
+  static Scope Tenant(std::string tenant_id) { return Scope{std::move(tenant_id)}; }
+};
+
 struct Destination {
   int64_t id = 0;
   std::string url;
@@ -25,6 +35,7 @@ struct Destination {
   std::optional<int> max_in_flight;  // nullopt: the configured default
   Timestamp created_at;
   Timestamp updated_at;
+  std::optional<std::string> tenant_id = std::nullopt;  // set at creation, never changed
 };
 
 // The fields a create or a patch may set; nullopt = not given.
@@ -36,6 +47,9 @@ struct DestinationFields {
   std::optional<Headers> headers;
   std::optional<bool> enabled;
   std::optional<std::optional<int>> max_in_flight;  // set to nullopt: back to the default
+  // A tenant_id can only be set at creation; a patch that names one must name the
+  // destination's own (nullopt inside: none), or it is refused.
+  std::optional<std::optional<std::string>> tenant_id = std::nullopt;
 };
 
 struct NewEvent {
@@ -46,6 +60,8 @@ struct NewEvent {
   // ingests only if that key is live, in the ingest's own transaction, and answers
   // kUnauthorized otherwise.
   std::string verify_key_hash = {};
+  // Fans out to this tenant's destinations alone; nullopt: to destinations without one.
+  std::optional<std::string> tenant_id = std::nullopt;
 };
 
 struct IdempotencyKey {
@@ -69,6 +85,7 @@ struct Delivery {
   std::optional<std::string> last_error;
   Timestamp created_at;
   Timestamp updated_at;
+  std::optional<std::string> tenant_id = std::nullopt;  // its event's (and destination's)
 };
 
 struct Event {
@@ -77,6 +94,7 @@ struct Event {
   std::string payload;
   Timestamp created_at;
   std::vector<Delivery> deliveries;  // filled by reads that say so
+  std::optional<std::string> tenant_id = std::nullopt;
 };
 
 struct IngestReceipt {
@@ -106,6 +124,7 @@ struct DeadLetter {
   std::optional<std::string> last_error;
   Timestamp dead_lettered_at;
   std::optional<Timestamp> replayed_at;
+  std::optional<std::string> tenant_id = std::nullopt;  // its delivery's
 };
 
 struct ApiKeyInfo {
@@ -114,6 +133,17 @@ struct ApiKeyInfo {
   Role role = Role::kPublisher;
   Timestamp created_at;
   std::optional<Timestamp> revoked_at;
+  std::optional<std::string> tenant_id = std::nullopt;  // set exactly for Role::kTenant
+  std::optional<Timestamp> expires_at = std::nullopt;   // nullopt: never
+};
+
+// A key to create: its role, its tenant (for Role::kTenant) and how long it lives.
+struct NewApiKey {
+  std::string name;
+  Role role = Role::kPublisher;
+  std::string key_hash;  // hex SHA-256; the key itself is never stored
+  std::optional<std::string> tenant_id = std::nullopt;
+  std::optional<Duration> ttl = std::nullopt;  // nullopt: never expires
 };
 
 // Newest first: a page holds ids below `before_id` (the cursor).
@@ -128,15 +158,22 @@ struct Listing {
   std::optional<int64_t> next_before_id;  // nullopt: this was the last page
 };
 
+// The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.
+struct DestinationFilter {
+  std::optional<std::string> tenant_id = std::nullopt;
+};
+
 struct EventFilter {
   std::optional<std::string> type;
   std::optional<Timestamp> after;   // created_at >= after
   std::optional<Timestamp> before;  // created_at < before
+  std::optional<std::string> tenant_id = std::nullopt;
 };
 
 struct DeliveryFilter {
   std::optional<int64_t> destination_id;
   std::optional<DeliveryStatus> status;
+  std::optional<std::string> tenant_id = std::nullopt;
 };
 
 struct DeadLetterFilter {
@@ -144,6 +181,26 @@ struct DeadLetterFilter {
   std::optional<DeadLetterReason> reason;
   std::optional<Timestamp> since;  // dead_lettered_at >= since
   std::optional<Timestamp> until;  // dead_lettered_at < until
+  std::optional<std::string> tenant_id = std::nullopt;
+};
+
+// A tenant as GET /v1/admin/tenants shows it.
+struct TenantSummary {
+  std::string tenant_id;
+  int64_t destinations = 0;  // live (not deleted)
+  int64_t pending = 0;       // deliveries waiting for an attempt
+  int64_t dead_letters = 0;  // not replayed yet
+};
+
+// Tenants in tenant_id order: a page holds ids after `after_id` (the cursor).
+struct TenantPage {
+  int limit = 50;
+  std::optional<std::string> after_id;
+};
+
+struct TenantListing {
+  std::vector<TenantSummary> items;
+  std::optional<std::string> next_after_id;  // nullopt: this was the last page
 };
 
 // A delivery a worker holds, with everything needed to send it.

@@ -8,6 +8,8 @@ std::string_view RoleName(Role role) {
       return "publisher";
     case Role::kAdmin:
       return "admin";
+    case Role::kTenant:
+      return "tenant";
   }
   return "publisher";
 }
@@ -15,6 +17,7 @@ std::string_view RoleName(Role role) {
 std::optional<Role> ParseRole(std::string_view name) {
   if (name == "publisher") return Role::kPublisher;
   if (name == "admin") return Role::kAdmin;
+  if (name == "tenant") return Role::kTenant;
   return std::nullopt;
 }
 

@@ -5,8 +5,10 @@
 
 namespace webhookd {
 
-// What an API key may do; a higher role may do everything a lower one may.
-enum class Role { kPublisher, kAdmin };
+// What an API key may do. An admin key may use every route; a publisher key every route
+// outside /v1/admin/; a tenant key, bound to one tenant, only the routes that say so, and
+// there it sees its tenant's rows alone.
+enum class Role { kPublisher, kAdmin, kTenant };
 
 std::string_view RoleName(Role role);
 std::optional<Role> ParseRole(std::string_view name);

@@ -30,6 +30,11 @@ bool IsValidEventType(std::string_view type) {
          std::all_of(type.begin(), type.end(), IsTypeChar);
 }
 
+bool IsValidTenantId(std::string_view tenant_id) {
+  return !tenant_id.empty() && tenant_id.size() <= kMaxTenantIdLength &&
+         std::all_of(tenant_id.begin(), tenant_id.end(), IsTypeChar);
+}
+
 bool IsReservedEventType(std::string_view type) { return type.starts_with("webhookd."); }
 
 bool IsValidEventTypePattern(std::string_view pattern) {

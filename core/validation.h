@@ -6,6 +6,7 @@
 namespace webhookd {
 
 inline constexpr size_t kMaxEventTypeLength = 255;
+inline constexpr size_t kMaxTenantIdLength = 128;
 inline constexpr size_t kMaxIdempotencyKeyLength = 255;
 inline constexpr size_t kMaxDescriptionLength = 1024;
 inline constexpr size_t kMaxEventTypeFilters = 256;
@@ -17,6 +18,9 @@ inline constexpr int kMaxJsonDepth = 64;
 
 // 1-255 of [A-Za-z0-9._:-].
 bool IsValidEventType(std::string_view type);
+// 1-128 of [A-Za-z0-9._:-]: the characters of an event type.
+inline constexpr const char* kTenantIdRule = "must be 1-128 characters of A-Z a-z 0-9 . _ : -";
+bool IsValidTenantId(std::string_view tenant_id);
 // Types webhookd publishes about itself ("webhookd." and below); producers may not.
 bool IsReservedEventType(std::string_view type);
 // An event type, or a prefix pattern "p.*" whose "p" is 1+ event-type characters.

@@ -5,6 +5,7 @@
 #include "base/duration.h"
 #include "base/encoding.h"
 #include "base/log.h"
+#include "core/api_key.h"
 #include "core/ids.h"
 #include "core/signing.h"
 #include "core/validation.h"
@@ -16,6 +17,8 @@ namespace {
 
 constexpr int kMaxLimit = 1000;
 constexpr int kDefaultLimit = 50;
+constexpr Duration kDefaultPortalLinkTtl = std::chrono::hours(1);
+constexpr Duration kMaxPortalLinkTtl = std::chrono::hours(24 * 7);
 
 Reply JsonReply(int status, const Json& body) {
   return Reply{status, Dump(body), "application/json", {}};
@@ -27,22 +30,24 @@ std::optional<std::string> QueryValue(const ApiRequest& req, const std::string& 
   return it->second;
 }
 
+// ?limit=, 1 to 1000; kDefaultLimit when absent.
+int ParseLimit(const ApiRequest& req, std::vector<FieldError>& errors) {
+  auto limit = QueryValue(req, "limit");
+  if (!limit) return kDefaultLimit;
+  int value = 0;
+  const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), value);
+  if (ec != std::errc() || end != limit->data() + limit->size() || value < 1 || value > kMaxLimit) {
+    errors.push_back({"limit", "must be an integer from 1 to 1000"});
+    return kDefaultLimit;
+  }
+  return value;
+}
+
 // limit and cursor; the cursor is the id of the last item of the previous page.
 Result<Page> ParsePage(const ApiRequest& req, std::string_view prefix) {
   Page page;
   std::vector<FieldError> errors;
-  if (auto limit = QueryValue(req, "limit")) {
-    int value = 0;
-    const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), value);
-    if (ec != std::errc() || end != limit->data() + limit->size() || value < 1 ||
-        value > kMaxLimit) {
-      errors.push_back({"limit", "must be an integer from 1 to 1000"});
-    } else {
-      page.limit = value;
-    }
-  } else {
-    page.limit = kDefaultLimit;
-  }
+  page.limit = ParseLimit(req, errors);
   if (auto cursor = QueryValue(req, "cursor"); cursor && !cursor->empty()) {
     page.before_id = ParseId(prefix, *cursor);
     if (!page.before_id) errors.push_back({"cursor", "is not a cursor from this list"});
@@ -76,6 +81,14 @@ Result<std::optional<int64_t>> QueryId(const ApiRequest& req, const std::string&
   return std::optional<int64_t>(*id);
 }
 
+// ?tenant_id=: absent, or a valid tenant id.
+Result<std::optional<std::string>> QueryTenant(const ApiRequest& req) {
+  auto text = QueryValue(req, "tenant_id");
+  if (!text || text->empty()) return std::optional<std::string>();
+  if (!IsValidTenantId(*text)) return Invalid({{"tenant_id", kTenantIdRule}});
+  return text;
+}
+
 Result<std::optional<Timestamp>> QueryTime(const ApiRequest& req, const std::string& name) {
   auto text = QueryValue(req, name);
   if (!text || text->empty()) return std::optional<Timestamp>();
@@ -105,6 +118,9 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   if (!fields) return std::unexpected(fields.error());
   if (auto ok = CheckDestinationUrl(*fields->url); !ok) return std::unexpected(ok.error());
   Destination d;
+  // A tenant key makes its own tenant's destinations, whatever the body says.
+  d.tenant_id =
+      req.scope.tenant_id ? req.scope.tenant_id : fields->tenant_id.value_or(std::nullopt);
   d.url = *fields->url;
   d.description = fields->description.value_or("");
   d.event_types = fields->event_types.value_or(std::vector<std::string>{});
@@ -120,7 +136,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
 Result<Reply> Api::GetDestination(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());
-  auto d = stores_.destinations.GetDestination(*id);
+  auto d = stores_.destinations.GetDestination(*id, req.scope);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, DestinationJson(*d, config_.destination_max_in_flight, false));
 }
@@ -128,7 +144,10 @@ Result<Reply> Api::GetDestination(const ApiRequest& req) {
 Result<Reply> Api::ListDestinations(const ApiRequest& req) {
   auto page = ParsePage(req, kDestinationPrefix);
   if (!page) return std::unexpected(page.error());
-  auto listing = stores_.destinations.ListDestinations(*page);
+  auto tenant = QueryTenant(req);
+  if (!tenant) return std::unexpected(tenant.error());
+  auto listing =
+      stores_.destinations.ListDestinations(DestinationFilter{*tenant}, *page, req.scope);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kDestinationPrefix, [&](const Destination& d) {
     return DestinationJson(d, config_.destination_max_in_flight, false);
@@ -138,7 +157,7 @@ Result<Reply> Api::ListDestinations(const ApiRequest& req) {
 Result<Reply> Api::GetDestinationSecret(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());
-  auto d = stores_.destinations.GetDestination(*id);
+  auto d = stores_.destinations.GetDestination(*id, req.scope);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, Json{{"secret", d->secret}});
 }
@@ -174,7 +193,7 @@ Result<Reply> Api::RotateDestinationSecret(const ApiRequest& req) {
     if (!errors.empty()) return Invalid(std::move(errors));
   }
   if (secret.empty()) secret = GenerateSecret();
-  auto until = stores_.destinations.RotateSecret(*id, secret, grace);
+  auto until = stores_.destinations.RotateSecret(*id, secret, grace, req.scope);
   if (!until) return std::unexpected(until.error());
   return JsonReply(200, Json{{"secret", secret}, {"previous_valid_until", FormatRfc3339(*until)}});
 }
@@ -189,7 +208,7 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   if (fields->url) {
     if (auto ok = CheckDestinationUrl(*fields->url); !ok) return std::unexpected(ok.error());
   }
-  auto d = stores_.destinations.UpdateDestination(*id, *fields);
+  auto d = stores_.destinations.UpdateDestination(*id, *fields, req.scope);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, DestinationJson(*d, config_.destination_max_in_flight, false));
 }
@@ -197,7 +216,7 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
 Result<Reply> Api::DeleteDestination(const ApiRequest& req) {
   auto id = PathId(req, kDestinationPrefix, "destination");
   if (!id) return std::unexpected(id.error());
-  if (auto ok = stores_.destinations.DeleteDestination(*id); !ok)
+  if (auto ok = stores_.destinations.DeleteDestination(*id, req.scope); !ok)
     return std::unexpected(ok.error());
   return Reply{204, "", "", {}};
 }
@@ -228,7 +247,7 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
 Result<Reply> Api::GetEvent(const ApiRequest& req) {
   auto id = PathId(req, kEventPrefix, "event");
   if (!id) return std::unexpected(id.error());
-  auto event = stores_.events.GetEvent(*id);
+  auto event = stores_.events.GetEvent(*id, req.scope);
   if (!event) return std::unexpected(event.error());
   return Reply{200, EventText(*event, /*with_deliveries=*/true), "application/json", {}};
 }
@@ -247,7 +266,10 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
   if (!before) return std::unexpected(before.error());
   filter.after = *after;
   filter.before = *before;
-  auto listing = stores_.events.ListEvents(filter, *page);
+  auto tenant = QueryTenant(req);
+  if (!tenant) return std::unexpected(tenant.error());
+  filter.tenant_id = *tenant;
+  auto listing = stores_.events.ListEvents(filter, *page, req.scope);
   if (!listing) return std::unexpected(listing.error());
   // Written as text: each payload goes in as its stored bytes (EventText).
   std::string body = R"({"data":[)";
@@ -265,7 +287,7 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
 Result<Reply> Api::GetDelivery(const ApiRequest& req) {
   auto id = PathId(req, kDeliveryPrefix, "delivery");
   if (!id) return std::unexpected(id.error());
-  auto d = stores_.deliveries.GetDelivery(*id);
+  auto d = stores_.deliveries.GetDelivery(*id, req.scope);
   if (!d) return std::unexpected(d.error());
   return JsonReply(200, DeliveryJson(*d));
 }
@@ -284,7 +306,10 @@ Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
           {{"status", "must be pending, in_flight, succeeded, dead_lettered or cancelled"}});
     }
   }
-  auto listing = stores_.deliveries.ListDeliveries(filter, *page);
+  auto tenant = QueryTenant(req);
+  if (!tenant) return std::unexpected(tenant.error());
+  filter.tenant_id = *tenant;
+  auto listing = stores_.deliveries.ListDeliveries(filter, *page, req.scope);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kDeliveryPrefix, DeliveryJson);
 }
@@ -292,7 +317,7 @@ Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
 Result<Reply> Api::ListAttempts(const ApiRequest& req) {
   auto id = PathId(req, kDeliveryPrefix, "delivery");
   if (!id) return std::unexpected(id.error());
-  auto attempts = stores_.deliveries.ListAttempts(*id);
+  auto attempts = stores_.deliveries.ListAttempts(*id, req.scope);
   if (!attempts) return std::unexpected(attempts.error());
   Json data = Json::array();
   for (const Attempt& a : *attempts) data.push_back(AttemptJson(a));
@@ -316,6 +341,9 @@ Result<DeadLetterFilter> DeadLetterFilterFrom(const ApiRequest& req) {
   if (!until) return std::unexpected(until.error());
   filter.since = *since;
   filter.until = *until;
+  auto tenant = QueryTenant(req);
+  if (!tenant) return std::unexpected(tenant.error());
+  filter.tenant_id = *tenant;
   return filter;
 }
 
@@ -326,7 +354,7 @@ Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
   if (!page) return std::unexpected(page.error());
   auto filter = DeadLetterFilterFrom(req);
   if (!filter) return std::unexpected(filter.error());
-  auto listing = stores_.dead_letters.ListDeadLetters(*filter, *page);
+  auto listing = stores_.dead_letters.ListDeadLetters(*filter, *page, req.scope);
   if (!listing) return std::unexpected(listing.error());
   return ListReply(*listing, kDeadLetterPrefix, DeadLetterJson);
 }
@@ -334,7 +362,7 @@ Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
 Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
   auto id = PathId(req, kDeadLetterPrefix, "dead letter");
   if (!id) return std::unexpected(id.error());
-  auto delivery = stores_.dead_letters.ReplayDeadLetter(*id);
+  auto delivery = stores_.dead_letters.ReplayDeadLetter(*id, req.scope);
   if (!delivery) return std::unexpected(delivery.error());
   if (metrics_ != nullptr) metrics_->replays.Inc();
   Log(LogLevel::kInfo, "replayed a dead letter",
@@ -351,7 +379,7 @@ Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
     if (!body) return std::unexpected(body.error());
     if (!body->is_object()) return Invalid({{"body", "must be a JSON object"}});
     std::vector<FieldError> errors;
-    for (const char* name : {"destination_id", "since", "until", "reason"}) {
+    for (const char* name : {"destination_id", "since", "until", "reason", "tenant_id"}) {
       auto it = body->find(name);
       if (it == body->end() || it->is_null()) continue;
       if (!it->is_string()) {
@@ -364,7 +392,7 @@ Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   }
   auto filter = DeadLetterFilterFrom(as_query);
   if (!filter) return std::unexpected(filter.error());
-  auto count = stores_.dead_letters.ReplayDeadLetters(*filter);
+  auto count = stores_.dead_letters.ReplayDeadLetters(*filter, req.scope);
   if (!count) return std::unexpected(count.error());
   if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(*count));
   Log(LogLevel::kInfo, "replayed dead letters in bulk", {{"count", *count}});
@@ -432,6 +460,62 @@ Result<Reply> Api::GetStats(const ApiRequest& req) {
                              {"retrying_over_24h", stats->retrying_over_24h},
                              {"pending", stats->pending},
                              {"in_flight", stats->in_flight}});
+}
+
+Result<Reply> Api::ListTenants(const ApiRequest& req) {
+  std::vector<FieldError> errors;
+  TenantPage page;
+  page.limit = ParseLimit(req, errors);
+  // The cursor is the last tenant_id of the previous page: tenants have no other order.
+  if (auto cursor = QueryValue(req, "cursor"); cursor && !cursor->empty()) {
+    if (IsValidTenantId(*cursor)) {
+      page.after_id = *cursor;
+    } else {
+      errors.push_back({"cursor", "is not a cursor from this list"});
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  auto listing = stores_.tenants.ListTenants(page);
+  if (!listing) return std::unexpected(listing.error());
+  Json data = Json::array();
+  for (const TenantSummary& t : listing->items) data.push_back(TenantJson(t));
+  return JsonReply(200, Json{{"data", std::move(data)},
+                             {"next_cursor", listing->next_after_id ? Json(*listing->next_after_id)
+                                                                    : Json(nullptr)}});
+}
+
+Result<Reply> Api::CreatePortalLink(const ApiRequest& req) {
+  const std::string tenant = req.path_args.empty() ? "" : req.path_args[0];
+  std::vector<FieldError> errors;
+  if (!IsValidTenantId(tenant)) errors.push_back({"tenant_id", kTenantIdRule});
+  Duration ttl = kDefaultPortalLinkTtl;
+  if (!req.body.empty()) {
+    auto body = ParseJsonBody(req.body);
+    if (!body) return std::unexpected(body.error());
+    if (!body->is_object()) return Invalid({{"body", "must be a JSON object"}});
+    if (auto it = body->find("ttl"); it != body->end() && !it->is_null()) {
+      auto parsed = it->is_string() ? ParseDuration(it->get_ref<const std::string&>())
+                                    : Result<Duration>(std::unexpected(Error{}));
+      if (!parsed || *parsed <= Duration::zero() || *parsed > kMaxPortalLinkTtl) {
+        errors.push_back({"ttl", "must be a duration above zero up to 7d, such as 1h"});
+      } else {
+        ttl = *parsed;
+      }
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  const std::string key = GenerateApiKey();
+  auto created = stores_.keys.CreateApiKey(
+      NewApiKey{"portal link", Role::kTenant, HashApiKey(key), tenant, ttl});
+  if (!created) return std::unexpected(created.error());
+  // The key itself is in the answer only, never in a log line.
+  Log(LogLevel::kInfo, "portal link created",
+      {{"tenant_id", tenant}, {"key_id", FormatId(kApiKeyPrefix, created->id)}});
+  return JsonReply(
+      201, Json{{"url", config_.public_url + "/ui/#key=" + key},
+                {"key", key},
+                {"expires_at",
+                 created->expires_at ? Json(FormatRfc3339(*created->expires_at)) : Json(nullptr)}});
 }
 
 }  // namespace webhookd

@@ -14,7 +14,9 @@
 #include "store/delivery_reads.h"
 #include "store/destination_store.h"
 #include "store/event_store.h"
+#include "store/key_store.h"
 #include "store/operations_store.h"
+#include "store/tenant_store.h"
 
 namespace webhookd {
 
@@ -26,6 +28,8 @@ struct ApiRequest {
   std::optional<std::string> idempotency_key;
   // Set when authentication was deferred to the store (see Authenticator::CheckOrDefer).
   std::optional<std::string> unverified_key_hash;
+  // What the caller's key may see (see Authenticator); every store call gets it.
+  Scope scope;
 };
 
 // The stores the REST API reads and writes, each borrowed.
@@ -35,6 +39,8 @@ struct ApiStores {
   DeliveryReads& deliveries;
   DeadLetterStore& dead_letters;
   OperationsStore& operations;
+  KeyStore& keys;  // portal links make keys
+  TenantStore& tenants;
 };
 
 // The REST API, one method per route: validate, make one store call, map
@@ -66,6 +72,9 @@ class Api {
   Result<Reply> ReplayDeadLetters(const ApiRequest& req);
   Result<Reply> GetStats(const ApiRequest& req);
   Result<Reply> GetStatsSeries(const ApiRequest& req);
+
+  Result<Reply> ListTenants(const ApiRequest& req);
+  Result<Reply> CreatePortalLink(const ApiRequest& req);
 
  private:
   // kInvalid on `url` when its host is or resolves to a non-public address.

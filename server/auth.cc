@@ -14,7 +14,24 @@ Error Unauthorized() {
       ErrorKind::kUnauthorized, "a valid API key is required: Authorization: Bearer <key>", {}};
 }
 
-bool Allows(Role have, Role needed) { return needed != Role::kAdmin || have == Role::kAdmin; }
+bool Allows(Role have, Access access) {
+  switch (have) {
+    case Role::kAdmin:
+      return true;
+    case Role::kPublisher:
+      return access.role != Role::kAdmin;
+    case Role::kTenant:
+      return access.tenant_ok;
+  }
+  return false;
+}
+
+Error Forbidden(Role have) {
+  return Error{ErrorKind::kForbidden,
+               have == Role::kTenant ? "a tenant key may not use this route"
+                                     : "this route needs an admin key",
+               {}};
+}
 
 }  // namespace
 
@@ -32,41 +49,45 @@ Result<std::string> Authenticator::HashOf(std::string_view header) {
   return HashApiKey(header.substr(kBearer.size()));
 }
 
-Result<void> Authenticator::Lookup(const std::string& hash, Role needed) {
+Result<Scope> Authenticator::Lookup(const std::string& hash, Access access) {
   auto found = keys_.FindApiKey(hash);
   if (!found) return std::unexpected(found.error());
   if (!*found) return std::unexpected(Unauthorized());
+  const ApiKeyInfo& key = **found;
+  // A tenant key without its tenant would see everything: refuse it as unknown instead
+  // (the table's CHECK makes it impossible; this keeps it so whatever the store says).
+  if (key.role == Role::kTenant && !key.tenant_id) return std::unexpected(Unauthorized());
+  const Scope scope = key.role == Role::kTenant ? Scope::Tenant(*key.tenant_id) : Scope::All();
   {
     std::lock_guard lock(mu_);
     if (seen_.size() >= kMaxRemembered) seen_.clear();
-    seen_[hash] = Seen{(*found)->role, std::chrono::steady_clock::now() + kRemember};
+    seen_[hash] = Seen{key.role, scope, std::chrono::steady_clock::now() + kRemember};
   }
-  if (!Allows((*found)->role, needed)) {
-    return Fail(ErrorKind::kForbidden, "this route needs an admin key");
-  }
-  return {};
+  if (!Allows(key.role, access)) return std::unexpected(Forbidden(key.role));
+  return scope;
 }
 
-Result<void> Authenticator::Check(std::string_view header, Role needed) {
+Result<Scope> Authenticator::Check(std::string_view header, Access access) {
   auto hash = HashOf(header);
   if (!hash) return std::unexpected(hash.error());
-  return Lookup(*hash, needed);
+  return Lookup(*hash, access);
 }
 
-Result<std::optional<std::string>> Authenticator::CheckOrDefer(std::string_view header,
-                                                               Role needed) {
+Result<Authenticator::Deferred> Authenticator::CheckOrDefer(std::string_view header,
+                                                            Access access) {
   auto hash = HashOf(header);
   if (!hash) return std::unexpected(hash.error());
   {
     std::lock_guard lock(mu_);
     auto it = seen_.find(*hash);
     if (it != seen_.end() && it->second.until > std::chrono::steady_clock::now() &&
-        Allows(it->second.role, needed)) {
-      return std::optional<std::string>(std::move(*hash));
+        Allows(it->second.role, access)) {
+      return Deferred{it->second.scope, std::move(*hash)};
     }
   }
-  if (auto ok = Lookup(*hash, needed); !ok) return std::unexpected(ok.error());
-  return std::optional<std::string>();
+  auto scope = Lookup(*hash, access);
+  if (!scope) return std::unexpected(scope.error());
+  return Deferred{std::move(*scope), std::nullopt};
 }
 
 void Authenticator::Forget(const std::string& key_hash) {

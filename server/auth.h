@@ -12,22 +12,34 @@
 
 namespace webhookd {
 
+// Who may use a route: admin keys always; publisher keys unless `role` is kAdmin; tenant
+// keys only where `tenant_ok`, and there they see their own tenant's rows alone.
+struct Access {
+  Role role = Role::kPublisher;
+  bool tenant_ok = false;
+};
+
 // Bearer API keys: looked up by their SHA-256, compared in constant time.
 class Authenticator {
  public:
   explicit Authenticator(KeyStore& keys) : keys_(keys) {}
 
-  // kUnauthorized with one message for a missing, malformed, unknown or revoked key (so
-  // an answer tells a caller nothing about which); kForbidden when the key's role is not
-  // `needed` or above; kUnavailable when the database is down.
-  Result<void> Check(std::string_view authorization_header, Role needed);
+  // What the key may see (a tenant key: its tenant alone). kUnauthorized with one message
+  // for a missing, malformed, unknown, expired or revoked key (so an answer tells a caller
+  // nothing about which); kForbidden when `access` does not admit the key's role;
+  // kUnavailable when the database is down.
+  Result<Scope> Check(std::string_view authorization_header, Access access);
 
+  // A check the caller finishes: when `key_hash` is set, the store must verify that key
+  // in the ingest's own transaction (NewEvent::verify_key_hash).
+  struct Deferred {
+    Scope scope;
+    std::optional<std::string> key_hash;
+  };
   // For ingest, the hot route: a key seen live within the last minute is not looked up
-  // again; its hash is returned instead and the caller must have the store verify it in
-  // the ingest's own transaction (NewEvent::verify_key_hash), so a revoked key still
-  // gets its 401 at once. Otherwise as Check, and nullopt.
-  Result<std::optional<std::string>> CheckOrDefer(std::string_view authorization_header,
-                                                  Role needed);
+  // again; its hash is returned instead, so a revoked or expired key still gets its 401
+  // at once. Otherwise as Check, with no hash.
+  Result<Deferred> CheckOrDefer(std::string_view authorization_header, Access access);
 
   // Drops a key the store found revoked.
   void Forget(const std::string& key_hash);
@@ -35,11 +47,12 @@ class Authenticator {
  private:
   struct Seen {
     Role role;
+    Scope scope;
     std::chrono::steady_clock::time_point until;
   };
 
   Result<std::string> HashOf(std::string_view authorization_header);
-  Result<void> Lookup(const std::string& hash, Role needed);
+  Result<Scope> Lookup(const std::string& hash, Access access);
 
   KeyStore& keys_;
   std::mutex mu_;

@@ -23,7 +23,10 @@ enum class Body { kNone, kRequired, kOptional };
 struct RouteSpec {
   std::string_view method;
   std::string_view pattern;  // "{}" stands for one path segment
+  // Who may use it (Access): admin keys always, publisher keys unless `role` is kAdmin,
+  // tenant keys where `tenant_ok` (they then see their own tenant's rows alone).
   Role role;
+  bool tenant_ok;
   Handler handler;
   Body body;
   // The hot ingest route checks a recently seen key inside its own transaction instead
@@ -33,33 +36,46 @@ struct RouteSpec {
 
 namespace {
 
+constexpr bool kTenantOk = true;
+constexpr bool kNotTenant = false;
+
 constexpr std::array kRoutes = {
-    RouteSpec{"POST", "/v1/destinations", Role::kPublisher, &Api::CreateDestination,
+    RouteSpec{"POST", "/v1/destinations", Role::kPublisher, kTenantOk, &Api::CreateDestination,
               Body::kRequired},
-    RouteSpec{"GET", "/v1/destinations", Role::kPublisher, &Api::ListDestinations, Body::kNone},
-    RouteSpec{"GET", "/v1/destinations/{}", Role::kPublisher, &Api::GetDestination, Body::kNone},
-    RouteSpec{"PATCH", "/v1/destinations/{}", Role::kPublisher, &Api::UpdateDestination,
+    RouteSpec{"GET", "/v1/destinations", Role::kPublisher, kTenantOk, &Api::ListDestinations,
+              Body::kNone},
+    RouteSpec{"GET", "/v1/destinations/{}", Role::kPublisher, kTenantOk, &Api::GetDestination,
+              Body::kNone},
+    RouteSpec{"PATCH", "/v1/destinations/{}", Role::kPublisher, kTenantOk, &Api::UpdateDestination,
               Body::kRequired},
-    RouteSpec{"DELETE", "/v1/destinations/{}", Role::kPublisher, &Api::DeleteDestination,
+    RouteSpec{"DELETE", "/v1/destinations/{}", Role::kPublisher, kTenantOk, &Api::DeleteDestination,
               Body::kNone},
-    RouteSpec{"GET", "/v1/destinations/{}/secret", Role::kPublisher, &Api::GetDestinationSecret,
-              Body::kNone},
-    RouteSpec{"POST", "/v1/destinations/{}/secret/rotate", Role::kPublisher,
+    RouteSpec{"GET", "/v1/destinations/{}/secret", Role::kPublisher, kTenantOk,
+              &Api::GetDestinationSecret, Body::kNone},
+    RouteSpec{"POST", "/v1/destinations/{}/secret/rotate", Role::kPublisher, kTenantOk,
               &Api::RotateDestinationSecret, Body::kOptional},
-    RouteSpec{"POST", "/v1/events", Role::kPublisher, &Api::CreateEvent, Body::kRequired, true},
-    RouteSpec{"GET", "/v1/events", Role::kPublisher, &Api::ListEvents, Body::kNone},
-    RouteSpec{"GET", "/v1/events/{}", Role::kPublisher, &Api::GetEvent, Body::kNone},
-    RouteSpec{"GET", "/v1/deliveries", Role::kPublisher, &Api::ListDeliveries, Body::kNone},
-    RouteSpec{"GET", "/v1/deliveries/{}", Role::kPublisher, &Api::GetDelivery, Body::kNone},
-    RouteSpec{"GET", "/v1/deliveries/{}/attempts", Role::kPublisher, &Api::ListAttempts,
+    RouteSpec{"POST", "/v1/events", Role::kPublisher, kNotTenant, &Api::CreateEvent,
+              Body::kRequired, true},
+    RouteSpec{"GET", "/v1/events", Role::kPublisher, kTenantOk, &Api::ListEvents, Body::kNone},
+    RouteSpec{"GET", "/v1/events/{}", Role::kPublisher, kTenantOk, &Api::GetEvent, Body::kNone},
+    RouteSpec{"GET", "/v1/deliveries", Role::kPublisher, kTenantOk, &Api::ListDeliveries,
               Body::kNone},
-    RouteSpec{"GET", "/v1/admin/dead-letters", Role::kAdmin, &Api::ListDeadLetters, Body::kNone},
-    RouteSpec{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, &Api::ReplayDeadLetters,
-              Body::kOptional},
-    RouteSpec{"GET", "/v1/admin/stats", Role::kAdmin, &Api::GetStats, Body::kNone},
-    RouteSpec{"GET", "/v1/admin/stats/series", Role::kAdmin, &Api::GetStatsSeries, Body::kNone},
-    RouteSpec{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, &Api::ReplayDeadLetter,
-              Body::kOptional},
+    RouteSpec{"GET", "/v1/deliveries/{}", Role::kPublisher, kTenantOk, &Api::GetDelivery,
+              Body::kNone},
+    RouteSpec{"GET", "/v1/deliveries/{}/attempts", Role::kPublisher, kTenantOk, &Api::ListAttempts,
+              Body::kNone},
+    RouteSpec{"GET", "/v1/admin/dead-letters", Role::kAdmin, kTenantOk, &Api::ListDeadLetters,
+              Body::kNone},
+    RouteSpec{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, kTenantOk,
+              &Api::ReplayDeadLetters, Body::kOptional},
+    RouteSpec{"GET", "/v1/admin/stats", Role::kAdmin, kNotTenant, &Api::GetStats, Body::kNone},
+    RouteSpec{"GET", "/v1/admin/stats/series", Role::kAdmin, kNotTenant, &Api::GetStatsSeries,
+              Body::kNone},
+    RouteSpec{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, kTenantOk,
+              &Api::ReplayDeadLetter, Body::kOptional},
+    RouteSpec{"GET", "/v1/admin/tenants", Role::kAdmin, kNotTenant, &Api::ListTenants, Body::kNone},
+    RouteSpec{"POST", "/v1/admin/tenants/{}/portal-links", Role::kAdmin, kNotTenant,
+              &Api::CreatePortalLink, Body::kOptional},
 };
 
 // Matches `path` against `pattern` segment by segment, collecting the "{}" segments.
@@ -329,13 +345,18 @@ Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req
                                  std::vector<std::string> args) {
   if (auth_ == nullptr) return Fail(ErrorKind::kInternal, "no authenticator");
   const std::string authorization = req.get_header_value("Authorization");
+  const Access access{route.role, route.tenant_ok};
   std::optional<std::string> deferred;
+  Scope scope;
   if (route.defer_auth) {
-    auto ok = auth_->CheckOrDefer(authorization, route.role);
+    auto ok = auth_->CheckOrDefer(authorization, access);
     if (!ok) return std::unexpected(ok.error());
-    deferred = std::move(*ok);
-  } else if (auto ok = auth_->Check(authorization, route.role); !ok) {
-    return std::unexpected(ok.error());
+    scope = std::move(ok->scope);
+    deferred = std::move(ok->key_hash);
+  } else {
+    auto ok = auth_->Check(authorization, access);
+    if (!ok) return std::unexpected(ok.error());
+    scope = std::move(*ok);
   }
   if (route.body == Body::kRequired || (route.body == Body::kOptional && !req.body.empty())) {
     if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
@@ -350,12 +371,13 @@ Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req
     api_req.idempotency_key = req.get_header_value("Idempotency-Key");
   }
   api_req.unverified_key_hash = deferred;
+  api_req.scope = std::move(scope);
   Result<Reply> handled = (api_->*route.handler)(api_req);
   // A key revoked since it was seen gets its 401, not another answer, so an error
   // with a deferred key is answered only after a real lookup.
   if (!handled && deferred) {
     if (handled.error().kind == ErrorKind::kUnauthorized) auth_->Forget(*deferred);
-    if (auto ok = auth_->Check(authorization, route.role); !ok) return std::unexpected(ok.error());
+    if (auto ok = auth_->Check(authorization, access); !ok) return std::unexpected(ok.error());
   }
   return handled;
 }

@@ -128,6 +128,15 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
       out.enabled = it->get<bool>();
     }
   }
+  if (auto it = body.find("tenant_id"); it != body.end()) {
+    if (it->is_null()) {
+      out.tenant_id = std::optional<std::string>();
+    } else if (!it->is_string() || !IsValidTenantId(it->get_ref<const std::string&>())) {
+      errors.push_back({"tenant_id", kTenantIdRule});
+    } else {
+      out.tenant_id = std::optional<std::string>(it->get<std::string>());
+    }
+  }
   if (auto it = body.find("max_in_flight"); it != body.end()) {
     if (it->is_null()) {
       out.max_in_flight = std::optional<int>();
@@ -195,6 +204,16 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
       event.destination_id = id;
     }
   }
+  if (const JsonMember* tenant = member("tenant_id");
+      tenant != nullptr && tenant->kind != JsonKind::kNull) {
+    auto text = tenant->kind == JsonKind::kString ? DecodeJsonString(tenant->raw)
+                                                  : Result<std::string>(std::string());
+    if (!text || !IsValidTenantId(*text)) {
+      errors.push_back({"tenant_id", kTenantIdRule});
+    } else {
+      event.tenant_id = std::move(*text);
+    }
+  }
   if (!errors.empty()) return Invalid(std::move(errors));
   return event;
 }
@@ -210,7 +229,8 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"enabled", d.enabled},
             {"max_in_flight", d.max_in_flight.value_or(default_max_in_flight)},
             {"created_at", FormatRfc3339(d.created_at)},
-            {"updated_at", FormatRfc3339(d.updated_at)}};
+            {"updated_at", FormatRfc3339(d.updated_at)},
+            {"tenant_id", OrNull(d.tenant_id)}};
   if (with_secret) j["secret"] = d.secret;
   return j;
 }
@@ -226,7 +246,8 @@ Json DeliveryJson(const Delivery& d) {
           {"last_status_code", OrNull(d.last_status_code)},
           {"last_error", OrNull(d.last_error)},
           {"created_at", FormatRfc3339(d.created_at)},
-          {"updated_at", FormatRfc3339(d.updated_at)}};
+          {"updated_at", FormatRfc3339(d.updated_at)},
+          {"tenant_id", OrNull(d.tenant_id)}};
 }
 
 Json ReceiptJson(const Event& e) {
@@ -245,7 +266,8 @@ Json ReceiptJson(const Event& e) {
 std::string EventText(const Event& e, bool with_deliveries) {
   Json j = {{"id", FormatId(kEventPrefix, e.id)},
             {"type", e.type},
-            {"created_at", FormatRfc3339(e.created_at)}};
+            {"created_at", FormatRfc3339(e.created_at)},
+            {"tenant_id", OrNull(e.tenant_id)}};
   if (with_deliveries) {
     Json deliveries = Json::array();
     for (const Delivery& d : e.deliveries) deliveries.push_back(DeliveryJson(d));
@@ -278,7 +300,15 @@ Json DeadLetterJson(const DeadLetter& d) {
           {"last_status_code", OrNull(d.last_status_code)},
           {"last_error", OrNull(d.last_error)},
           {"dead_lettered_at", FormatRfc3339(d.dead_lettered_at)},
-          {"replayed_at", Time(d.replayed_at)}};
+          {"replayed_at", Time(d.replayed_at)},
+          {"tenant_id", OrNull(d.tenant_id)}};
+}
+
+Json TenantJson(const TenantSummary& t) {
+  return {{"tenant_id", t.tenant_id},
+          {"destinations", t.destinations},
+          {"pending", t.pending},
+          {"dead_letters", t.dead_letters}};
 }
 
 }  // namespace webhookd

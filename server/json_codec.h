@@ -22,8 +22,8 @@ std::string Dump(const Json& json);
 // address (the API checks that with the resolver). `creating` makes url required.
 Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating);
 
-// A POST /v1/events body {"type", "payload", "destination_id"?}: kMalformed when it is not
-// JSON, kInvalid when it breaks a rule; `payload` keeps the exact bytes it has in `body`.
+// A POST /v1/events body {"type", "payload", "tenant_id"?, "destination_id"?}: kMalformed when it
+// is not JSON, kInvalid when it breaks a rule; `payload` keeps the exact bytes it has in `body`.
 Result<NewEvent> ParseNewEvent(std::string_view body);
 
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret);
@@ -35,5 +35,6 @@ Json ReceiptJson(const Event& e);
 std::string EventText(const Event& e, bool with_deliveries);
 Json AttemptJson(const Attempt& a);
 Json DeadLetterJson(const DeadLetter& d);
+Json TenantJson(const TenantSummary& t);
 
 }  // namespace webhookd

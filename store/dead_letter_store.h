@@ -12,14 +12,17 @@
 
 namespace webhookd {
 
-// Dead letters and their replay. Thread-safe; nothing here throws.
+// Dead letters and their replay; nothing outside the call's Scope is found or replayed.
+// Thread-safe; nothing here throws.
 class DeadLetterStore {
  public:
   virtual ~DeadLetterStore() = default;
   virtual Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter,
-                                                      const Page& page) = 0;
-  // kNotFound, or kConflict when already replayed or the destination is deleted.
-  virtual Result<int64_t> ReplayDeadLetter(int64_t id) = 0;  // returns the delivery id
-  virtual Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter) = 0;
+                                                      const Page& page, const Scope& scope) = 0;
+  // kNotFound, or kConflict when already replayed or the destination is deleted. Returns
+  // the delivery id.
+  virtual Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) = 0;
+  virtual Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter,
+                                            const Scope& scope) = 0;
 };
 }  // namespace webhookd

@@ -12,13 +12,15 @@
 
 namespace webhookd {
 
-// Deliveries and their attempts, read-only. Thread-safe; nothing here throws.
+// Deliveries and their attempts, read-only; nothing outside the call's Scope is found.
+// Thread-safe; nothing here throws.
 class DeliveryReads {
  public:
   virtual ~DeliveryReads() = default;
-  virtual Result<Delivery> GetDelivery(int64_t id) = 0;
-  virtual Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter,
-                                                   const Page& page) = 0;
-  virtual Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id) = 0;  // oldest first
+  virtual Result<Delivery> GetDelivery(int64_t id, const Scope& scope) = 0;
+  virtual Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page,
+                                                   const Scope& scope) = 0;
+  // Oldest first; kNotFound when the delivery is unknown or outside `scope`.
+  virtual Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id, const Scope& scope) = 0;
 };
 }  // namespace webhookd

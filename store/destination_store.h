@@ -12,22 +12,27 @@
 
 namespace webhookd {
 
-// Destinations; deleted ones are kNotFound everywhere. Thread-safe; nothing here throws.
+// Destinations; deleted ones are kNotFound everywhere, and so is every destination outside
+// the call's Scope. Thread-safe; nothing here throws.
 class DestinationStore {
  public:
   virtual ~DestinationStore() = default;
   virtual Result<Destination> CreateDestination(const Destination& d) = 0;
-  virtual Result<Destination> GetDestination(int64_t id) = 0;
-  virtual Result<Listing<Destination>> ListDestinations(const Page& page) = 0;
-  // Applies the given fields; the caller has validated them.
-  virtual Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields) = 0;
+  virtual Result<Destination> GetDestination(int64_t id, const Scope& scope) = 0;
+  virtual Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter,
+                                                        const Page& page, const Scope& scope) = 0;
+  // Applies the given fields; the caller has validated them. kInvalid (field tenant_id)
+  // when `fields` names a tenant_id other than the destination's.
+  virtual Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,
+                                                const Scope& scope) = 0;
   // Makes `secret` the destination's signing secret. The one it replaces keeps signing
   // for `grace` (zero: every earlier secret ends now); earlier secrets past their grace
   // are erased. kConflict when more than kMaxValidSecrets would sign at once. Returns
   // when the replaced secret stops signing.
-  virtual Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace) = 0;
+  virtual Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace,
+                                         const Scope& scope) = 0;
   static constexpr int kMaxValidSecrets = 5;
   // Soft-deletes and cancels its unfinished deliveries, in one transaction.
-  virtual Result<void> DeleteDestination(int64_t id) = 0;
+  virtual Result<void> DeleteDestination(int64_t id, const Scope& scope) = 0;
 };
 }  // namespace webhookd

@@ -12,17 +12,20 @@
 
 namespace webhookd {
 
-// Events: ingest and reads. Thread-safe; nothing here throws.
+// Events: ingest and reads; reads find nothing outside their Scope. Thread-safe; nothing
+// here throws.
 class EventStore {
  public:
   virtual ~EventStore() = default;
   // Writes the event, its fan-out and the idempotency record in one transaction and
   // wakes the workers once after commit. An unknown or deleted `destination_id` is
-  // kInvalid; an idempotency key seen within 24 h with another body is kInvalid, with the
+  // kInvalid, and so is one of another tenant than the event's (or of a tenant when the
+  // event has none, or the reverse); an idempotency key seen within 24 h with another body is kInvalid, with the
   // same body the original receipt comes back with `replayed`.
   virtual Result<IngestReceipt> InsertEvent(const NewEvent& event,
                                             const std::optional<IdempotencyKey>& key) = 0;
-  virtual Result<Event> GetEvent(int64_t id) = 0;  // with its deliveries
-  virtual Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page) = 0;
+  virtual Result<Event> GetEvent(int64_t id, const Scope& scope) = 0;  // with its deliveries
+  virtual Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page,
+                                            const Scope& scope) = 0;
 };
 }  // namespace webhookd

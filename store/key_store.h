@@ -16,13 +16,13 @@ namespace webhookd {
 class KeyStore {
  public:
   virtual ~KeyStore() = default;
-  virtual Result<ApiKeyInfo> CreateApiKey(const std::string& name, Role role,
-                                          const std::string& key_hash) = 0;
+  // A key with a ttl expires that long after now, by the database's clock.
+  virtual Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) = 0;
   // Creates or un-revokes an admin key with this hash.
   virtual Result<void> EnsureAdminKey(const std::string& key_hash) = 0;
   virtual Result<std::vector<ApiKeyInfo>> ListApiKeys() = 0;
   virtual Result<void> RevokeApiKey(int64_t id) = 0;  // kNotFound if absent or revoked
-  // The live (unrevoked) key with this hash.
+  // The live key with this hash: neither revoked nor expired.
   virtual Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) = 0;
 };
 }  // namespace webhookd

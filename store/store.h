@@ -8,6 +8,7 @@
 #include "store/key_store.h"
 #include "store/operations_store.h"
 #include "store/retention_store.h"
+#include "store/tenant_store.h"
 
 namespace webhookd {
 
@@ -21,6 +22,7 @@ class Store : public KeyStore,
               public DeadLetterStore,
               public DeliveryQueue,
               public OperationsStore,
-              public RetentionStore {};
+              public RetentionStore,
+              public TenantStore {};
 
 }  // namespace webhookd

@@ -52,7 +52,7 @@ Environment: DATABASE_URL, WEBHOOKD_ADDR, WEBHOOKD_WORKER_ADDR,
 WEBHOOKD_BOOTSTRAP_ADMIN_KEY, WEBHOOKD_RETRY_SCHEDULE, WEBHOOKD_RETRY_JITTER,
 WEBHOOKD_WORKER_CONCURRENCY, WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_CONNECT_TIMEOUT,
 WEBHOOKD_ATTEMPT_TIMEOUT, WEBHOOKD_LEASE, WEBHOOKD_MAX_PAYLOAD_BYTES,
-WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL.
+WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL, WEBHOOKD_PUBLIC_URL.
 )";
 
 // Blocks SIGTERM and SIGINT in every thread made after this, so one thread can wait for
@@ -138,8 +138,8 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   std::unique_ptr<Api> rest;
   std::unique_ptr<Authenticator> auth;
   if (api) {
-    rest = std::make_unique<Api>(ApiStores{store, store, store, store, store}, resolver, *config,
-                                 &metrics);
+    rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store},
+                                 resolver, *config, &metrics);
     auth = std::make_unique<Authenticator>(store);
   }
   std::optional<ListenAddress> listen = api ? std::optional(config->addr) : config->worker_addr;

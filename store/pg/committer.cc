@@ -66,10 +66,11 @@ void GroupCommitter::CommitLoop() {
 }
 
 void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
-  ArrayLiteral types, payloads, key_hashes;
+  ArrayLiteral types, payloads, key_hashes, tenants;
   for (const Pending* p : group) {
     types.Add(std::string_view(p->event->type));
     payloads.Add(std::string_view(p->event->payload));
+    tenants.Add(p->event->tenant_id);
     if (p->event->verify_key_hash.empty()) {
       key_hashes.AddNull();
     } else {
@@ -87,7 +88,11 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
   try {
     pqxx::work tx(lease.conn());
     auto rows = Exec(tx, sql::kInsertEventGroup,
-                     Params().Add(types.Finish()).Add(payloads.Finish()).Add(key_hashes.Finish()));
+                     Params()
+                         .Add(types.Finish())
+                         .Add(payloads.Finish())
+                         .Add(key_hashes.Finish())
+                         .Add(tenants.Finish()));
     bool any_delivery = false;
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);
@@ -103,11 +108,12 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                   group[i]->event->type,
                   group[i]->event->payload,
                   ToTimestamp(row[2]),
-                  {}};
+                  {},
+                  group[i]->event->tenant_id};
       }
       if (!row[3].is_null()) {
-        e.deliveries.push_back(
-            NewDelivery(row[3].as<int64_t>(), e.id, row[4].as<int64_t>(), e.created_at));
+        e.deliveries.push_back(NewDelivery(row[3].as<int64_t>(), e.id, row[4].as<int64_t>(),
+                                           e.created_at, e.tenant_id));
         any_delivery = true;
       }
     }

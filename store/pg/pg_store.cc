@@ -17,6 +17,12 @@ namespace {
 
 constexpr int kReplayChunk = 5000;
 
+// One answer for an unknown destination and for one outside the caller's scope, so an
+// answer never tells another tenant's ids from ids that do not exist.
+std::unexpected<Error> NoDestination() {
+  return Fail(ErrorKind::kNotFound, "no destination with that id");
+}
+
 std::optional<std::string_view> ReasonParam(const DeadLetterFilter& filter) {
   if (!filter.reason) return std::nullopt;
   return DeadLetterReasonName(*filter.reason);
@@ -111,11 +117,18 @@ Result<bool> PgStore::Ready() {
   });
 }
 
-Result<ApiKeyInfo> PgStore::CreateApiKey(const std::string& name, Role role,
-                                         const std::string& key_hash) {
+Result<ApiKeyInfo> PgStore::CreateApiKey(const NewApiKey& key) {
   return Run([&](pqxx::connection& c) -> Result<ApiKeyInfo> {
     pqxx::work tx(c);
-    auto r = Exec(tx, sql::kCreateApiKey, Params().Add(name).Add(RoleName(role)).Add(key_hash));
+    std::optional<int64_t> ttl_us;
+    if (key.ttl) ttl_us = key.ttl->count();
+    auto r = Exec(tx, sql::kCreateApiKey,
+                  Params()
+                      .Add(key.name)
+                      .Add(RoleName(key.role))
+                      .Add(key.key_hash)
+                      .Add(key.tenant_id)
+                      .Add(ttl_us));
     tx.commit();
     return ToApiKey(r[0]);
   });
@@ -169,27 +182,33 @@ Result<Destination> PgStore::CreateDestination(const Destination& d) {
                       .Add(d.secret)
                       .Add(HeadersJson(d.headers))
                       .Add(d.enabled)
-                      .Add(d.max_in_flight));
+                      .Add(d.max_in_flight)
+                      .Add(d.tenant_id));
     tx.commit();
     return ToDestination(r[0]);
   });
 }
 
-Result<Destination> PgStore::GetDestination(int64_t id) {
+Result<Destination> PgStore::GetDestination(int64_t id, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, sql::kGetDestination, Params().Add(id));
-    if (r.empty()) return Fail(ErrorKind::kNotFound, "no destination with that id");
+    auto r = Exec(tx, sql::kGetDestination, Params().Add(id).Add(scope.tenant_id));
+    if (r.empty()) return NoDestination();
     return ToDestination(r[0]);
   });
 }
 
-Result<Listing<Destination>> PgStore::ListDestinations(const Page& page) {
+Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& filter,
+                                                       const Page& page, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Listing<Destination>> {
     pqxx::nontransaction tx(c);
     std::vector<Destination> items;
-    for (const auto& row :
-         Exec(tx, sql::kListDestinations, Params().Add(page.before_id).Add(page.limit + 1))) {
+    for (const auto& row : Exec(tx, sql::kListDestinations,
+                                Params()
+                                    .Add(page.before_id)
+                                    .Add(page.limit + 1)
+                                    .Add(filter.tenant_id)
+                                    .Add(scope.tenant_id))) {
       items.push_back(ToDestination(row));
     }
     return ToListing<Destination>(std::move(items), page,
@@ -197,7 +216,8 @@ Result<Listing<Destination>> PgStore::ListDestinations(const Page& page) {
   });
 }
 
-Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFields& f) {
+Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFields& f,
+                                               const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::work tx(c);
     Params params;
@@ -219,8 +239,22 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     } else {
       params.AddNull();
     }
+    params.Add(scope.tenant_id).Add(f.tenant_id.has_value());
+    if (f.tenant_id) {
+      params.Add(*f.tenant_id);
+    } else {
+      params.AddNull();
+    }
     auto r = Exec(tx, sql::kUpdateDestination, params);
-    if (r.empty()) return Fail(ErrorKind::kNotFound, "no destination with that id");
+    if (r.empty()) {
+      // Nothing matched: an unknown id (or one outside the scope), or a patch naming
+      // another tenant_id. Only a destination the caller may see can be the latter.
+      if (f.tenant_id &&
+          !Exec(tx, sql::kGetDestination, Params().Add(id).Add(scope.tenant_id)).empty()) {
+        return Invalid({{"tenant_id", "is set when a destination is created and never changes"}});
+      }
+      return NoDestination();
+    }
     // Its waiting deliveries may be claimable now.
     if (f.enabled.value_or(false)) NotifyWakeup(tx);
     tx.commit();
@@ -228,11 +262,12 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
   });
 }
 
-Result<Timestamp> PgStore::RotateSecret(int64_t id, const std::string& secret, Duration grace) {
+Result<Timestamp> PgStore::RotateSecret(int64_t id, const std::string& secret, Duration grace,
+                                        const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Timestamp> {
     pqxx::work tx(c);
-    auto current = Exec(tx, sql::kLockDestinationSecret, Params().Add(id));
-    if (current.empty()) return Fail(ErrorKind::kNotFound, "no destination with that id");
+    auto current = Exec(tx, sql::kLockDestinationSecret, Params().Add(id).Add(scope.tenant_id));
+    if (current.empty()) return NoDestination();
     const std::string previous = current[0][0].c_str();
     Exec(tx, sql::kEraseExpiredSecrets, Params().Add(id));
     Timestamp previous_valid_until;
@@ -258,11 +293,11 @@ Result<Timestamp> PgStore::RotateSecret(int64_t id, const std::string& secret, D
   });
 }
 
-Result<void> PgStore::DeleteDestination(int64_t id) {
+Result<void> PgStore::DeleteDestination(int64_t id, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
-    if (Exec(tx, sql::kDeleteDestination, Params().Add(id)).empty()) {
-      return Fail(ErrorKind::kNotFound, "no destination with that id");
+    if (Exec(tx, sql::kDeleteDestination, Params().Add(id).Add(scope.tenant_id)).empty()) {
+      return NoDestination();
     }
     Exec(tx, sql::kCancelDestinationDeliveries, Params().Add(id));
     tx.commit();
@@ -279,13 +314,15 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     bool key_taken = true;
     {
       pqxx::work tx(c);
-      if (!event.verify_key_hash.empty() &&
-          Exec(tx, sql::kFindApiKey, Params().Add(event.verify_key_hash)).empty()) {
-        return KeyNotLive();
+      if (!event.verify_key_hash.empty()) {
+        // A tenant key never publishes; the caller then looks the key up and answers 403.
+        auto live = Exec(tx, sql::kFindApiKey, Params().Add(event.verify_key_hash));
+        if (live.empty() || ToApiKey(live[0]).role == Role::kTenant) return KeyNotLive();
       }
-      auto ev = Exec(tx, sql::kInsertEvent, Params().Add(event.type).Add(event.payload));
-      receipt.event =
-          Event{ev[0][0].as<int64_t>(), event.type, event.payload, ToTimestamp(ev[0][1]), {}};
+      auto ev = Exec(tx, sql::kInsertEvent,
+                     Params().Add(event.type).Add(event.payload).Add(event.tenant_id));
+      receipt.event = Event{ev[0][0].as<int64_t>(), event.type, event.payload,
+                            ToTimestamp(ev[0][1]),  {},         event.tenant_id};
       if (key) {
         key_taken = !Exec(tx, sql::kTakeIdempotencyKey,
                           Params().Add(key->key).Add(key->request_hash).Add(receipt.event.id))
@@ -294,18 +331,27 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
       if (key_taken) {
         // Checked after the key, so a replay answers as the original did even if the
         // destination was deleted since. Returning aborts the transaction.
-        if (event.destination_id &&
-            Exec(tx, sql::kLiveDestinationExists, Params().Add(*event.destination_id)).empty()) {
-          return Invalid({{"destination_id", "no destination with that id"}});
+        if (event.destination_id) {
+          auto target = Exec(tx, sql::kLiveDestinationExists,
+                             Params().Add(*event.destination_id).Add(event.tenant_id));
+          if (target.empty()) return Invalid({{"destination_id", "no destination with that id"}});
+          if (!target[0][0].as<bool>()) {
+            return Invalid(
+                {{"destination_id", event.tenant_id ? "is not a destination of the event's tenant"
+                                                    : "is a tenant's destination; the event has no "
+                                                      "tenant_id"}});
+          }
         }
         const pqxx::result rows =
             event.destination_id
                 ? Exec(tx, sql::kFanOutTargeted,
                        Params().Add(receipt.event.id).Add(*event.destination_id))
-                : Exec(tx, sql::kFanOut, Params().Add(receipt.event.id).Add(event.type));
+                : Exec(tx, sql::kFanOut,
+                       Params().Add(receipt.event.id).Add(event.type).Add(event.tenant_id));
         for (const auto& row : rows) {
-          receipt.event.deliveries.push_back(NewDelivery(
-              row[0].as<int64_t>(), receipt.event.id, row[1].as<int64_t>(), ToTimestamp(row[2])));
+          receipt.event.deliveries.push_back(NewDelivery(row[0].as<int64_t>(), receipt.event.id,
+                                                         row[1].as<int64_t>(), ToTimestamp(row[2]),
+                                                         event.tenant_id));
         }
         // One notification per transaction, however many deliveries it made.
         if (!receipt.event.deliveries.empty()) NotifyWakeup(tx);
@@ -326,7 +372,7 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     if (held[0][0].c_str() != key->request_hash) {
       return Invalid({{"Idempotency-Key", "was already used with a different request body"}});
     }
-    auto ev = Exec(tx, sql::kGetEvent, Params().Add(held[0][1].as<int64_t>()));
+    auto ev = Exec(tx, sql::kGetEvent, Params().Add(held[0][1].as<int64_t>()).AddNull());
     if (ev.empty()) return Fail(ErrorKind::kInternal, "idempotency record without its event");
     receipt.event = ToEvent(ev[0]);
     for (const auto& row : Exec(tx, sql::kEventDeliveries, Params().Add(receipt.event.id))) {
@@ -339,10 +385,10 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
   });
 }
 
-Result<Event> PgStore::GetEvent(int64_t id) {
+Result<Event> PgStore::GetEvent(int64_t id, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Event> {
     pqxx::work tx(c);  // one snapshot for the event and its deliveries
-    auto r = Exec(tx, sql::kGetEvent, Params().Add(id));
+    auto r = Exec(tx, sql::kGetEvent, Params().Add(id).Add(scope.tenant_id));
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no event with that id");
     Event event = ToEvent(r[0]);
     for (const auto& row : Exec(tx, sql::kEventDeliveries, Params().Add(id))) {
@@ -352,7 +398,8 @@ Result<Event> PgStore::GetEvent(int64_t id) {
   });
 }
 
-Result<Listing<Event>> PgStore::ListEvents(const EventFilter& filter, const Page& page) {
+Result<Listing<Event>> PgStore::ListEvents(const EventFilter& filter, const Page& page,
+                                           const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Listing<Event>> {
     pqxx::nontransaction tx(c);
     std::vector<Event> items;
@@ -362,23 +409,26 @@ Result<Listing<Event>> PgStore::ListEvents(const EventFilter& filter, const Page
                                     .Add(filter.type)
                                     .Add(filter.after)
                                     .Add(filter.before)
-                                    .Add(page.limit + 1))) {
+                                    .Add(page.limit + 1)
+                                    .Add(filter.tenant_id)
+                                    .Add(scope.tenant_id))) {
       items.push_back(ToEvent(row));
     }
     return ToListing<Event>(std::move(items), page, [](const Event& e) { return e.id; });
   });
 }
 
-Result<Delivery> PgStore::GetDelivery(int64_t id) {
+Result<Delivery> PgStore::GetDelivery(int64_t id, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Delivery> {
     pqxx::nontransaction tx(c);
-    auto r = Exec(tx, sql::kGetDelivery, Params().Add(id));
+    auto r = Exec(tx, sql::kGetDelivery, Params().Add(id).Add(scope.tenant_id));
     if (r.empty()) return Fail(ErrorKind::kNotFound, "no delivery with that id");
     return ToDelivery(r[0]);
   });
 }
 
-Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, const Page& page) {
+Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, const Page& page,
+                                                  const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Listing<Delivery>> {
     pqxx::nontransaction tx(c);
     std::optional<std::string> status;
@@ -389,17 +439,19 @@ Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, 
                                     .Add(page.before_id)
                                     .Add(filter.destination_id)
                                     .Add(status)
-                                    .Add(page.limit + 1))) {
+                                    .Add(page.limit + 1)
+                                    .Add(filter.tenant_id)
+                                    .Add(scope.tenant_id))) {
       items.push_back(ToDelivery(row));
     }
     return ToListing<Delivery>(std::move(items), page, [](const Delivery& d) { return d.id; });
   });
 }
 
-Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id) {
+Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<std::vector<Attempt>> {
     pqxx::work tx(c);
-    if (Exec(tx, sql::kGetDelivery, Params().Add(delivery_id)).empty()) {
+    if (Exec(tx, sql::kGetDelivery, Params().Add(delivery_id).Add(scope.tenant_id)).empty()) {
       return Fail(ErrorKind::kNotFound, "no delivery with that id");
     }
     std::vector<Attempt> attempts;
@@ -580,7 +632,7 @@ Result<std::vector<StatsPoint>> PgStore::StatsSeries(Duration window, Duration s
 }
 
 Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& filter,
-                                                     const Page& page) {
+                                                     const Page& page, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<Listing<DeadLetter>> {
     pqxx::nontransaction tx(c);
     std::vector<DeadLetter> items;
@@ -591,23 +643,25 @@ Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& fil
                                     .Add(filter.since)
                                     .Add(filter.until)
                                     .Add(page.before_id)
-                                    .Add(page.limit + 1))) {
+                                    .Add(page.limit + 1)
+                                    .Add(filter.tenant_id)
+                                    .Add(scope.tenant_id))) {
       items.push_back(ToDeadLetter(row));
     }
     return ToListing<DeadLetter>(std::move(items), page, [](const DeadLetter& d) { return d.id; });
   });
 }
 
-Result<int64_t> PgStore::ReplayDeadLetter(int64_t id) {
+Result<int64_t> PgStore::ReplayDeadLetter(int64_t id, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<int64_t> {
     pqxx::work tx(c);
-    auto r = Exec(tx, sql::kReplayDeadLetter, Params().Add(id));
+    auto r = Exec(tx, sql::kReplayDeadLetter, Params().Add(id).Add(scope.tenant_id));
     if (!r.empty()) {
       NotifyWakeup(tx);
       tx.commit();
       return r[0][0].as<int64_t>();
     }
-    auto state = Exec(tx, sql::kDeadLetterState, Params().Add(id));
+    auto state = Exec(tx, sql::kDeadLetterState, Params().Add(id).Add(scope.tenant_id));
     if (state.empty()) return Fail(ErrorKind::kNotFound, "no dead letter with that id");
     if (state[0][0].as<bool>())
       return Fail(ErrorKind::kConflict, "this dead letter was already replayed");
@@ -618,7 +672,7 @@ Result<int64_t> PgStore::ReplayDeadLetter(int64_t id) {
   });
 }
 
-Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter) {
+Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope) {
   return Run([&](pqxx::connection& c) -> Result<int64_t> {
     int64_t total = 0;
     for (;;) {
@@ -629,7 +683,9 @@ Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter) {
                         .Add(ReasonParam(filter))
                         .Add(filter.since)
                         .Add(filter.until)
-                        .Add(kReplayChunk));
+                        .Add(kReplayChunk)
+                        .Add(filter.tenant_id)
+                        .Add(scope.tenant_id));
       const int64_t n = r[0][0].as<int64_t>();
       if (n > 0) NotifyWakeup(tx);
       tx.commit();
@@ -637,6 +693,23 @@ Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter) {
       if (n == 0) break;
     }
     return total;
+  });
+}
+
+Result<TenantListing> PgStore::ListTenants(const TenantPage& page) {
+  return Run([&](pqxx::connection& c) -> Result<TenantListing> {
+    pqxx::nontransaction tx(c);
+    TenantListing listing;
+    for (const auto& row :
+         Exec(tx, sql::kListTenants, Params().Add(page.after_id).Add(page.limit + 1))) {
+      listing.items.push_back(TenantSummary{row[0].c_str(), row[1].as<int64_t>(),
+                                            row[2].as<int64_t>(), row[3].as<int64_t>()});
+    }
+    if (static_cast<int>(listing.items.size()) > page.limit) {
+      listing.items.resize(page.limit);
+      listing.next_after_id = listing.items.back().tenant_id;
+    }
+    return listing;
   });
 }
 

@@ -28,25 +28,29 @@ class PgStore final : public Store {
 
   // Store:
   Result<bool> Ready() override;
-  Result<ApiKeyInfo> CreateApiKey(const std::string& name, Role role,
-                                  const std::string& key_hash) override;
+  Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) override;
   Result<void> EnsureAdminKey(const std::string& key_hash) override;
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override;
   Result<void> RevokeApiKey(int64_t id) override;
   Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) override;
   Result<Destination> CreateDestination(const Destination& d) override;
-  Result<Destination> GetDestination(int64_t id) override;
-  Result<Listing<Destination>> ListDestinations(const Page& page) override;
-  Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields) override;
-  Result<void> DeleteDestination(int64_t id) override;
-  Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace) override;
+  Result<Destination> GetDestination(int64_t id, const Scope& scope) override;
+  Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
+                                                const Scope& scope) override;
+  Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,
+                                        const Scope& scope) override;
+  Result<void> DeleteDestination(int64_t id, const Scope& scope) override;
+  Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace,
+                                 const Scope& scope) override;
   Result<IngestReceipt> InsertEvent(const NewEvent& event,
                                     const std::optional<IdempotencyKey>& key) override;
-  Result<Event> GetEvent(int64_t id) override;
-  Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page) override;
-  Result<Delivery> GetDelivery(int64_t id) override;
-  Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page) override;
-  Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id) override;
+  Result<Event> GetEvent(int64_t id, const Scope& scope) override;
+  Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page,
+                                    const Scope& scope) override;
+  Result<Delivery> GetDelivery(int64_t id, const Scope& scope) override;
+  Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page,
+                                           const Scope& scope) override;
+  Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id, const Scope& scope) override;
   Result<std::vector<ClaimedDelivery>> ClaimDue(int limit, Duration lease,
                                                 int default_cap) override;
   Result<std::vector<int64_t>> RecordOutcomes(std::span<const AttemptRecord> records) override;
@@ -58,10 +62,11 @@ class PgStore final : public Store {
   Result<HealthStats> Stats(Duration window) override;
   Result<int64_t> PurgeExpired(Duration retention, int batch) override;
   Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override;
-  Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter,
-                                              const Page& page) override;
-  Result<int64_t> ReplayDeadLetter(int64_t id) override;
-  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter) override;
+  Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter, const Page& page,
+                                              const Scope& scope) override;
+  Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) override;
+  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope) override;
+  Result<TenantListing> ListTenants(const TenantPage& page) override;
 
  private:
   template <typename F>

@@ -7,9 +7,16 @@
 namespace webhookd::pg {
 
 ApiKeyInfo ToApiKey(const pqxx::row& r) {
-  return ApiKeyInfo{r[0].as<int64_t>(), r[1].c_str(),
-                    ParseRole(r[2].c_str()).value_or(Role::kPublisher), ToTimestamp(r[3]),
-                    ToOptionalTimestamp(r[4])};
+  ApiKeyInfo k;
+  k.id = r[0].as<int64_t>();
+  k.name = r[1].c_str();
+  // An unknown role can only come from a newer webhookd: the least one is the safe reading.
+  k.role = ParseRole(r[2].c_str()).value_or(Role::kTenant);
+  k.created_at = ToTimestamp(r[3]);
+  k.revoked_at = ToOptionalTimestamp(r[4]);
+  k.tenant_id = ToOptionalString(r[5]);
+  k.expires_at = ToOptionalTimestamp(r[6]);
+  return k;
 }
 
 Destination ToDestination(const pqxx::row& r) {
@@ -24,6 +31,7 @@ Destination ToDestination(const pqxx::row& r) {
   d.max_in_flight = ToOptionalInt(r[7]);
   d.created_at = ToTimestamp(r[8]);
   d.updated_at = ToTimestamp(r[9]);
+  d.tenant_id = ToOptionalString(r[10]);
   return d;
 }
 
@@ -40,15 +48,13 @@ Delivery ToDelivery(const pqxx::row& r) {
   d.last_error = ToOptionalString(r[8]);
   d.created_at = ToTimestamp(r[9]);
   d.updated_at = ToTimestamp(r[10]);
+  d.tenant_id = ToOptionalString(r[11]);
   return d;
 }
 
 Event ToEvent(const pqxx::row& r) {
-  return Event{r[0].as<int64_t>(),
-               r[1].c_str(),
-               std::string(r[2].c_str(), r[2].size()),
-               ToTimestamp(r[3]),
-               {}};
+  return Event{r[0].as<int64_t>(), r[1].c_str(), std::string(r[2].c_str(), r[2].size()),
+               ToTimestamp(r[3]),  {},           ToOptionalString(r[4])};
 }
 
 DeadLetter ToDeadLetter(const pqxx::row& r) {
@@ -63,6 +69,7 @@ DeadLetter ToDeadLetter(const pqxx::row& r) {
   d.last_error = ToOptionalString(r[7]);
   d.dead_lettered_at = ToTimestamp(r[8]);
   d.replayed_at = ToOptionalTimestamp(r[9]);
+  d.tenant_id = ToOptionalString(r[10]);
   return d;
 }
 
@@ -103,11 +110,13 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
   return d;
 }
 
-Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Timestamp created_at) {
+Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Timestamp created_at,
+                     const std::optional<std::string>& tenant_id) {
   Delivery d;
   d.id = id;
   d.event_id = event_id;
   d.destination_id = destination_id;
+  d.tenant_id = tenant_id;
   d.created_at = d.updated_at = created_at;
   d.next_attempt_at = created_at;
   return d;

@@ -9,7 +9,7 @@
 namespace webhookd::pg {
 
 // Row mappers: each reads the columns its statement's file in sql/ selects, in order.
-ApiKeyInfo ToApiKey(const pqxx::row& r);        // create/list/find_api_key
+ApiKeyInfo ToApiKey(const pqxx::row& r);        // create/list/find_api_key(s)
 Destination ToDestination(const pqxx::row& r);  // *_destination(s)
 Delivery ToDelivery(const pqxx::row& r);        // get_delivery, event/list_deliveries
 Event ToEvent(const pqxx::row& r);              // get_event, list_events
@@ -18,7 +18,9 @@ Attempt ToAttempt(const pqxx::row& r);          // list_attempts
 ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token);  // claim_due
 
 // A delivery just made by a fan-out, as the 202 shows it: pending, due at once.
-Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Timestamp created_at);
+// Its tenant is the event's.
+Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Timestamp created_at,
+                     const std::optional<std::string>& tenant_id);
 
 // Encodings of the destination columns.
 std::string HeadersJson(const Headers& headers);

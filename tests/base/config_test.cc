@@ -147,6 +147,38 @@ TEST(ConfigTest, ConsoleIsServedUnlessTurnedOff) {
   EXPECT_EQ(error.message, R"(WEBHOOKD_UI: expected true, false, 1 or 0, got "off")");
 }
 
+TEST(ConfigTest, PublicUrlDefaultsToTheListenAddress) {
+  EXPECT_EQ(LoadConfig(Env({})).value().public_url, "http://127.0.0.1:8080");
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_ADDR", "0.0.0.0:9000"}})).value().public_url,
+            "http://0.0.0.0:9000");
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_ADDR", "[::1]:8081"}})).value().public_url,
+            "http://[::1]:8081");
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_PUBLIC_URL", ""}})).value().public_url,
+            "http://127.0.0.1:8080");
+}
+
+TEST(ConfigTest, PublicUrlIsAnAbsoluteHttpUrlWithoutATrailingSlash) {
+  for (const auto& [given, kept] : std::vector<std::pair<std::string, std::string>>{
+           {"https://webhooks.example.com", "https://webhooks.example.com"},
+           {"https://webhooks.example.com/", "https://webhooks.example.com"},
+           {"http://10.0.0.5:8080//", "http://10.0.0.5:8080"},
+           {"HTTPS://Example.com/webhookd/", "HTTPS://Example.com/webhookd"},
+           {"http://[2001:db8::1]:8443/base", "http://[2001:db8::1]:8443/base"}}) {
+    auto c = LoadConfig(Env({{"WEBHOOKD_PUBLIC_URL", given}}));
+    ASSERT_TRUE(c) << given << ": " << c.error().message;
+    EXPECT_EQ(c->public_url, kept) << given;
+  }
+  for (const std::string bad :
+       {"webhooks.example.com", "ftp://example.com", "https://", "https:///path", "http:/x.com",
+        "https://example.com/a b", "https://user:pw@example.com", "https://example.com/?x=1",
+        "https://example.com/#k", "https://:8080", "https://ex\xe4mple.com"}) {
+    const Error error = Refused({{"WEBHOOKD_PUBLIC_URL", bad}});
+    EXPECT_TRUE(error.message.starts_with("WEBHOOKD_PUBLIC_URL: expected an absolute http:// or "
+                                          "https:// URL"))
+        << bad << ": " << error.message;
+  }
+}
+
 struct BadCase {
   std::string name;
   std::string value;

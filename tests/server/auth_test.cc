@@ -35,29 +35,29 @@ class AuthTest : public ::testing::Test {
 };
 
 TEST_F(AuthTest, CheckLooksTheKeyUpEveryTime) {
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(auth_.Check(kHeader, Role::kPublisher));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(auth_.Check(kHeader, Access{Role::kPublisher}));
   EXPECT_EQ(lookups_, 3);
   live_ = false;
-  auto r = auth_.Check(kHeader, Role::kPublisher);
+  auto r = auth_.Check(kHeader, Access{Role::kPublisher});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kUnauthorized);
 }
 
 TEST_F(AuthTest, ASeenKeyIsDeferredWithItsHashAndAnUnseenOneLookedUp) {
-  auto first = auth_.CheckOrDefer(kHeader, Role::kPublisher);
+  auto first = auth_.CheckOrDefer(kHeader, Access{Role::kPublisher});
   ASSERT_TRUE(first);
-  EXPECT_FALSE(first->has_value());  // looked up, nothing to defer
+  EXPECT_FALSE(first->key_hash.has_value());  // looked up, nothing to defer
   EXPECT_EQ(lookups_, 1);
-  auto second = auth_.CheckOrDefer(kHeader, Role::kPublisher);
+  auto second = auth_.CheckOrDefer(kHeader, Access{Role::kPublisher});
   ASSERT_TRUE(second);
-  ASSERT_TRUE(second->has_value());
-  EXPECT_EQ(**second, HashApiKey("whk_test_key_0123456789"));
+  ASSERT_TRUE(second->key_hash.has_value());
+  EXPECT_EQ(*second->key_hash, HashApiKey("whk_test_key_0123456789"));
   EXPECT_EQ(lookups_, 1);
 
   // Once forgotten (the store refused it), the key is looked up again and refused.
-  auth_.Forget(**second);
+  auth_.Forget(*second->key_hash);
   live_ = false;
-  auto third = auth_.CheckOrDefer(kHeader, Role::kPublisher);
+  auto third = auth_.CheckOrDefer(kHeader, Access{Role::kPublisher});
   ASSERT_FALSE(third);
   EXPECT_EQ(third.error().kind, ErrorKind::kUnauthorized);
   EXPECT_EQ(lookups_, 2);
@@ -66,13 +66,13 @@ TEST_F(AuthTest, ASeenKeyIsDeferredWithItsHashAndAnUnseenOneLookedUp) {
 TEST_F(AuthTest, UnknownAndMalformedKeysAreNeverRemembered) {
   live_ = false;
   for (int i = 0; i < 2; ++i) {
-    auto r = auth_.CheckOrDefer(kHeader, Role::kPublisher);
+    auto r = auth_.CheckOrDefer(kHeader, Access{Role::kPublisher});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::kUnauthorized);
   }
   EXPECT_EQ(lookups_, 2);
   for (const char* header : {"", "Bearer", "Basic abc", "whk_test_key_0123456789"}) {
-    auto r = auth_.CheckOrDefer(header, Role::kPublisher);
+    auto r = auth_.CheckOrDefer(header, Access{Role::kPublisher});
     ASSERT_FALSE(r) << header;
     EXPECT_EQ(r.error().kind, ErrorKind::kUnauthorized);
   }
@@ -80,8 +80,8 @@ TEST_F(AuthTest, UnknownAndMalformedKeysAreNeverRemembered) {
 }
 
 TEST_F(AuthTest, ASeenPublisherKeyIsNotDeferredForAnAdminRoute) {
-  ASSERT_TRUE(auth_.Check(kHeader, Role::kPublisher));
-  auto r = auth_.CheckOrDefer(kHeader, Role::kAdmin);
+  ASSERT_TRUE(auth_.Check(kHeader, Access{Role::kPublisher}));
+  auto r = auth_.CheckOrDefer(kHeader, Access{Role::kAdmin});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kForbidden);
   EXPECT_EQ(lookups_, 2);
@@ -91,7 +91,7 @@ TEST_F(AuthTest, ADatabaseOutageIsUnavailableNotUnauthorized) {
   store_.on_find_api_key = [](const std::string&) -> Result<std::optional<ApiKeyInfo>> {
     return Fail(ErrorKind::kUnavailable, "the database is unavailable");
   };
-  auto r = auth_.CheckOrDefer(kHeader, Role::kPublisher);
+  auto r = auth_.CheckOrDefer(kHeader, Access{Role::kPublisher});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kUnavailable);
 }

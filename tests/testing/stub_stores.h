@@ -27,9 +27,7 @@ class StubKeyStore final : public KeyStore, public CallCounter {
  public:
   std::function<Result<std::optional<ApiKeyInfo>>(const std::string&)> on_find_api_key;
 
-  Result<ApiKeyInfo> CreateApiKey(const std::string&, Role, const std::string&) override {
-    return No();
-  }
+  Result<ApiKeyInfo> CreateApiKey(const NewApiKey&) override { return No(); }
   Result<void> EnsureAdminKey(const std::string&) override { return No(); }
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override { return No(); }
   Result<void> RevokeApiKey(int64_t) override { return No(); }
@@ -46,42 +44,56 @@ class StubApiStores final : public DestinationStore,
                             public DeliveryReads,
                             public DeadLetterStore,
                             public OperationsStore,
+                            public TenantStore,
                             public CallCounter {
  public:
   std::function<Result<Destination>(const Destination&)> on_create_destination;
   std::function<Result<IngestReceipt>(const NewEvent&, const std::optional<IdempotencyKey>&)>
       on_insert_event;
 
-  ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this}; }
+  ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this, keys, *this}; }
+  StubKeyStore keys;
 
   Result<Destination> CreateDestination(const Destination& d) override {
     ++calls;
     if (on_create_destination) return on_create_destination(d);
     return No();
   }
-  Result<Destination> GetDestination(int64_t) override { return No(); }
-  Result<Listing<Destination>> ListDestinations(const Page&) override { return No(); }
-  Result<Destination> UpdateDestination(int64_t, const DestinationFields&) override { return No(); }
-  Result<void> DeleteDestination(int64_t) override { return No(); }
-  Result<Timestamp> RotateSecret(int64_t, const std::string&, Duration) override { return No(); }
+  Result<Destination> GetDestination(int64_t, const Scope&) override { return No(); }
+  Result<Listing<Destination>> ListDestinations(const DestinationFilter&, const Page&,
+                                                const Scope&) override {
+    return No();
+  }
+  Result<Destination> UpdateDestination(int64_t, const DestinationFields&, const Scope&) override {
+    return No();
+  }
+  Result<void> DeleteDestination(int64_t, const Scope&) override { return No(); }
+  Result<Timestamp> RotateSecret(int64_t, const std::string&, Duration, const Scope&) override {
+    return No();
+  }
   Result<IngestReceipt> InsertEvent(const NewEvent& e,
                                     const std::optional<IdempotencyKey>& k) override {
     ++calls;
     if (on_insert_event) return on_insert_event(e, k);
     return No();
   }
-  Result<Event> GetEvent(int64_t) override { return No(); }
-  Result<Listing<Event>> ListEvents(const EventFilter&, const Page&) override { return No(); }
-  Result<Delivery> GetDelivery(int64_t) override { return No(); }
-  Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter&, const Page&) override {
+  Result<Event> GetEvent(int64_t, const Scope&) override { return No(); }
+  Result<Listing<Event>> ListEvents(const EventFilter&, const Page&, const Scope&) override {
     return No();
   }
-  Result<std::vector<Attempt>> ListAttempts(int64_t) override { return No(); }
-  Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter&, const Page&) override {
+  Result<Delivery> GetDelivery(int64_t, const Scope&) override { return No(); }
+  Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter&, const Page&,
+                                           const Scope&) override {
     return No();
   }
-  Result<int64_t> ReplayDeadLetter(int64_t) override { return No(); }
-  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter&) override { return No(); }
+  Result<std::vector<Attempt>> ListAttempts(int64_t, const Scope&) override { return No(); }
+  Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter&, const Page&,
+                                              const Scope&) override {
+    return No();
+  }
+  Result<int64_t> ReplayDeadLetter(int64_t, const Scope&) override { return No(); }
+  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter&, const Scope&) override { return No(); }
+  Result<TenantListing> ListTenants(const TenantPage&) override { return No(); }
   Result<bool> Ready() override {
     ++calls;
     return true;

@@ -1,2 +1,4 @@
-INSERT INTO api_keys (name, role, key_hash) VALUES ($1, $2, $3)
-RETURNING id, name, role, created_at, revoked_at
+-- $5: the key's lifetime in microseconds (NULL: it never expires).
+INSERT INTO api_keys (name, role, key_hash, tenant_id, expires_at)
+VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 microsecond')
+RETURNING id, name, role, created_at, revoked_at, tenant_id, expires_at

@@ -1,7 +1,12 @@
--- The destinations selected by event_type_matches (migrations/0004_schema_webhookd.sql).
-INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
-SELECT $1, t.id, now() FROM destinations t
+-- The event's tenant's destinations (or, for an event without one, those without one)
+-- selected by event_type_matches (migrations/0004_schema_webhookd.sql). The tenant test is
+-- written as the expression of the destinations_fan_out index (migrations/0006_tenants.sql),
+-- so the fan-out reads that tenant's destinations alone, however many others there are.
+-- $1 event id, $2 type, $3 tenant (NULL: none).
+INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
+SELECT $1, t.id, t.tenant_id, now() FROM destinations t
  WHERE t.enabled AND t.deleted_at IS NULL
+   AND coalesce(t.tenant_id, '') = coalesce($3::text, '')
    AND event_type_matches(t.event_types, $2)
  ORDER BY t.id
 RETURNING id, destination_id, created_at

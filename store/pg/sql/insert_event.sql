@@ -1,1 +1,1 @@
-INSERT INTO events (type, payload) VALUES ($1, $2) RETURNING id, created_at
+INSERT INTO events (type, payload, tenant_id) VALUES ($1, $2, $3) RETURNING id, created_at

@@ -1,21 +1,35 @@
 -- A whole group of ingests in one statement: ids drawn first so each row's deliveries
 -- can be matched back to its request by `ord`. A row with a key hash ($3) is ingested only
--- if that API key is live; otherwise its `ord` comes back with a NULL id.
+-- if that API key is live (neither revoked nor expired) and may publish; otherwise its
+-- `ord` comes back with a NULL id. $4: each row's tenant (NULL: none). Each event reaches
+-- its own tenant's destinations alone, found through the destinations_fan_out index
+-- (migrations/0006_tenants.sql) whose expression the join repeats.
 WITH input AS (
-  SELECT t.type, t.payload, t.key_hash, t.ord
-    FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(type, payload, key_hash, ord)),
+  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ord
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ord)),
 ids AS (
-  SELECT ord, type, payload, nextval(pg_get_serial_sequence('events', 'id')) AS id FROM input x
+  SELECT ord, type, payload, tenant_id, nextval(pg_get_serial_sequence('events', 'id')) AS id
+    FROM input x
    WHERE x.key_hash IS NULL
-      OR EXISTS (SELECT 1 FROM api_keys k WHERE k.key_hash = x.key_hash AND k.revoked_at IS NULL)),
+      OR EXISTS (SELECT 1 FROM api_keys k
+                  WHERE k.key_hash = x.key_hash AND k.revoked_at IS NULL
+                    AND (k.expires_at IS NULL OR k.expires_at > now())
+                    AND k.role IN ('publisher', 'admin'))),
 ev AS (
-  INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
-  SELECT id, type, payload FROM ids ORDER BY ord RETURNING id),
+  INSERT INTO events (id, type, payload, tenant_id) OVERRIDING SYSTEM VALUE
+  SELECT id, type, payload, tenant_id FROM ids ORDER BY ord RETURNING id),
 dl AS (
-  INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
-  SELECT i.id, t.id, now() FROM ids i JOIN destinations t
-      ON t.enabled AND t.deleted_at IS NULL
-     AND event_type_matches(t.event_types, i.type)
+  INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
+  SELECT i.id, t.id, t.tenant_id, now() FROM ids i CROSS JOIN LATERAL (
+    SELECT t.id, t.tenant_id FROM destinations t
+     WHERE t.enabled AND t.deleted_at IS NULL
+       AND coalesce(t.tenant_id, '') = coalesce(i.tenant_id, '')
+       AND event_type_matches(t.event_types, i.type)
+    -- A fence: planned as a join, the generic plan hashed every destination of every
+    -- tenant (the group's size and tenants are unknown when it is made); as its own
+    -- subquery each event probes the index for its tenant.
+    OFFSET 0) t
    ORDER BY i.id, t.id
   RETURNING id, event_id, destination_id)
 SELECT x.ord, i.id, now(), d.id, d.destination_id

@@ -1,1 +1,1 @@
-SELECT id, name, role, created_at, revoked_at FROM api_keys ORDER BY id
+SELECT id, name, role, created_at, revoked_at, tenant_id, expires_at FROM api_keys ORDER BY id

@@ -1,8 +1,10 @@
+-- $7: the tenant_id filter, $8: the caller's tenant (each NULL: any).
 SELECT id, delivery_id, event_id, destination_id, reason, attempt_count, last_status_code,
-       last_error, dead_lettered_at, replayed_at
+       last_error, dead_lettered_at, replayed_at, tenant_id
   FROM dead_letters
  WHERE ($1::bigint IS NULL OR destination_id = $1) AND ($2::text IS NULL OR reason = $2)
    AND ($3::timestamptz IS NULL OR dead_lettered_at >= $3)
    AND ($4::timestamptz IS NULL OR dead_lettered_at < $4)
    AND ($5::bigint IS NULL OR id < $5)
+   AND ($7::text IS NULL OR tenant_id = $7) AND ($8::text IS NULL OR tenant_id = $8)
  ORDER BY id DESC LIMIT $6

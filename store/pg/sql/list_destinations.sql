@@ -1,5 +1,7 @@
+-- $3: the tenant_id filter, $4: the caller's tenant (each NULL: any).
 SELECT id, url, description, to_json(event_types)::text, secret, headers::text, enabled,
-       max_in_flight, created_at, updated_at
+       max_in_flight, created_at, updated_at, tenant_id
   FROM destinations
  WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR id < $1)
+   AND ($3::text IS NULL OR tenant_id = $3) AND ($4::text IS NULL OR tenant_id = $4)
  ORDER BY id DESC LIMIT $2

@@ -1,5 +1,6 @@
 -- One chunk of a bulk replay, as replay_dead_letter.sql does for one; SKIP LOCKED lets two
 -- bulk replays share the work without either replaying a dead letter the other took.
+-- $6: the tenant_id filter, $7: the caller's tenant (each NULL: any).
 WITH dl AS (
   UPDATE dead_letters x SET replayed_at = now()
    WHERE x.id IN (
@@ -8,6 +9,7 @@ WITH dl AS (
         AND ($1::bigint IS NULL OR destination_id = $1) AND ($2::text IS NULL OR reason = $2)
         AND ($3::timestamptz IS NULL OR dead_lettered_at >= $3)
         AND ($4::timestamptz IS NULL OR dead_lettered_at < $4)
+        AND ($6::text IS NULL OR tenant_id = $6) AND ($7::text IS NULL OR tenant_id = $7)
         AND EXISTS (SELECT 1 FROM destinations t
                      WHERE t.id = dead_letters.destination_id AND t.deleted_at IS NULL)
       ORDER BY id LIMIT $5

@@ -22,13 +22,13 @@ TEST(ApiKeysPgTest, CreateListFindRevokeRoundTrip) {
   const std::string key = GenerateApiKey();
   const std::string hash = HashApiKey(key);
 
-  auto created = store.CreateApiKey("ci", Role::kPublisher, hash);
+  auto created = store.CreateApiKey(NewApiKey{"ci", Role::kPublisher, hash});
   ASSERT_TRUE(created) << created.error().message;
   EXPECT_GT(created->id, 0);
   EXPECT_EQ(created->name, "ci");
   EXPECT_EQ(created->role, Role::kPublisher);
   EXPECT_FALSE(created->revoked_at);
-  auto admin = store.CreateApiKey("ops", Role::kAdmin, HashApiKey(GenerateApiKey()));
+  auto admin = store.CreateApiKey(NewApiKey{"ops", Role::kAdmin, HashApiKey(GenerateApiKey())});
   ASSERT_TRUE(admin);
 
   auto listed = store.ListApiKeys();
@@ -75,9 +75,9 @@ TEST(ApiKeysPgTest, ThePlaintextKeyIsStoredNowhere) {
   const std::string publisher = GenerateApiKey();
   const std::string admin = GenerateApiKey();
   const std::string bootstrap = GenerateApiKey();
-  auto pub = store.CreateApiKey("pub", Role::kPublisher, HashApiKey(publisher));
+  auto pub = store.CreateApiKey(NewApiKey{"pub", Role::kPublisher, HashApiKey(publisher)});
   ASSERT_TRUE(pub);
-  ASSERT_TRUE(store.CreateApiKey("adm", Role::kAdmin, HashApiKey(admin)));
+  ASSERT_TRUE(store.CreateApiKey(NewApiKey{"adm", Role::kAdmin, HashApiKey(admin)}));
   ASSERT_TRUE(store.EnsureAdminKey(HashApiKey(bootstrap)));
   ASSERT_TRUE(store.RevokeApiKey(pub->id));
 
@@ -137,7 +137,7 @@ TEST(ApiKeysPgTest, EnsureAdminKeyMakesAPublisherKeyWithThatValueAnAdmin) {
   TestDatabase db;
   pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
   const std::string hash = HashApiKey(GenerateApiKey());
-  ASSERT_TRUE(store.CreateApiKey("pub", Role::kPublisher, hash));
+  ASSERT_TRUE(store.CreateApiKey(NewApiKey{"pub", Role::kPublisher, hash}));
 
   ASSERT_TRUE(store.EnsureAdminKey(hash));
   auto found = store.FindApiKey(hash);

@@ -130,7 +130,7 @@ TEST_F(ClaimPgTest, AClaimCarriesTheDeliveryAndLeasesIt) {
   const double lease = SecondsFromNow(id, "lease_until");
   EXPECT_GT(lease, 20);
   EXPECT_LE(lease, 30);
-  auto got = store_.GetDelivery(id);
+  auto got = store_.GetDelivery(id, Scope::All());
   ASSERT_TRUE(got);
   EXPECT_EQ(got->status, DeliveryStatus::kInFlight);
   EXPECT_TRUE(Claim(10).empty());
@@ -190,7 +190,7 @@ TEST_F(ClaimPgTest, ADisabledDestinationsDeliveriesWaitUntilItIsEnabled) {
   DestinationFields off, on;
   off.enabled = false;
   on.enabled = true;
-  auto disabled = store_.UpdateDestination(dst, off);
+  auto disabled = store_.UpdateDestination(dst, off, Scope::All());
   ASSERT_TRUE(disabled);
   EXPECT_FALSE(disabled->enabled);
 
@@ -200,7 +200,7 @@ TEST_F(ClaimPgTest, ADisabledDestinationsDeliveriesWaitUntilItIsEnabled) {
   EXPECT_FALSE(next->has_value());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), "3");
 
-  ASSERT_TRUE(store_.UpdateDestination(dst, on));
+  ASSERT_TRUE(store_.UpdateDestination(dst, on, Scope::All()));
   next = store_.NextDueAt();
   ASSERT_TRUE(next);
   ASSERT_TRUE(next->has_value());
@@ -253,7 +253,7 @@ TEST_F(ClaimPgTest, NextDueAtIsTheEarliestPendingOfAnEnabledDestination) {
       N(off));
   DestinationFields disable;
   disable.enabled = false;
-  ASSERT_TRUE(store_.UpdateDestination(off, disable));
+  ASSERT_TRUE(store_.UpdateDestination(off, disable, Scope::All()));
   auto next = store_.NextDueAt();
   ASSERT_TRUE(next);
   ASSERT_TRUE(next->has_value());
@@ -323,7 +323,7 @@ TEST_F(ClaimPgTest, TheDefaultCapAppliesWhenTheDestinationHasNone) {
   // Back to the default: the capped destination now follows it too.
   DestinationFields back;
   back.max_in_flight = std::optional<int>();
-  auto updated = store_.UpdateDestination(capped, back);
+  auto updated = store_.UpdateDestination(capped, back, Scope::All());
   ASSERT_TRUE(updated);
   EXPECT_FALSE(updated->max_in_flight);
   EXPECT_EQ(Claim(100, 1h, 6).size(), 1u);  // uncapped: 5 -> 6; capped already at 6
@@ -345,11 +345,11 @@ TEST_F(ClaimPgTest, ASuccessIsRecordedWithItsAttempt) {
   EXPECT_EQ(Column(id, "last_status_code"), "200");
   EXPECT_EQ(Column(id, "coalesce(next_attempt_at::text, lease_until::text, claim_token::text)"),
             "");
-  auto delivery = store_.GetDelivery(id);
+  auto delivery = store_.GetDelivery(id, Scope::All());
   ASSERT_TRUE(delivery);
   EXPECT_EQ(delivery->status, DeliveryStatus::kSucceeded);
   EXPECT_EQ(delivery->last_attempt_at, r.started_at);
-  auto attempts = store_.ListAttempts(id);
+  auto attempts = store_.ListAttempts(id, Scope::All());
   ASSERT_TRUE(attempts);
   ASSERT_EQ(attempts->size(), 1u);
   EXPECT_EQ((*attempts)[0].attempt_number, 1);
@@ -403,7 +403,7 @@ TEST_F(ClaimPgTest, ARetryIsDueAfterItsWaitAndCountsTheAttempt) {
   EXPECT_EQ(Column(id, "last_status_code"), "");
   EXPECT_EQ(Column(id, "last_error"), "connection refused");
 
-  auto attempts = store_.ListAttempts(id);
+  auto attempts = store_.ListAttempts(id, Scope::All());
   ASSERT_TRUE(attempts);
   ASSERT_EQ(attempts->size(), 2u);
   EXPECT_EQ((*attempts)[0].attempt_number, 1);
@@ -426,11 +426,11 @@ TEST_F(ClaimPgTest, ListAttemptsIsOldestFirstAndNotFoundForAnUnknownDelivery) {
       " VALUES (" +
       N(id) + ", 3, now(), 1, 'retryable'), (" + N(id) + ", 1, now(), 1, 'retryable'), (" + N(id) +
       ", 2, now(), 1, 'retryable')");
-  auto attempts = store_.ListAttempts(id);
+  auto attempts = store_.ListAttempts(id, Scope::All());
   ASSERT_TRUE(attempts);
   ASSERT_EQ(attempts->size(), 3u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ((*attempts)[i].attempt_number, i + 1);
-  auto none = store_.ListAttempts(id + 1000);
+  auto none = store_.ListAttempts(id + 1000, Scope::All());
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().kind, ErrorKind::kNotFound);
 }
@@ -449,7 +449,7 @@ TEST_F(ClaimPgTest, ADeadLetterIsWrittenWithItsReason) {
   EXPECT_EQ(Column(id, "status"), "dead_lettered");
   EXPECT_EQ(Column(id, "next_attempt_at"), "");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE delivery_id = " + N(id)), "1");
-  auto letters = store_.ListDeadLetters({}, Page{});
+  auto letters = store_.ListDeadLetters({}, Page{}, Scope::All());
   ASSERT_TRUE(letters);
   ASSERT_EQ(letters->items.size(), 1u);
   const DeadLetter& dl = letters->items[0];
@@ -461,7 +461,7 @@ TEST_F(ClaimPgTest, ADeadLetterIsWrittenWithItsReason) {
   EXPECT_EQ(dl.last_status_code, 500);
   EXPECT_EQ(dl.last_error, "HTTP 500");
   EXPECT_FALSE(dl.replayed_at);
-  auto gone = store_.GetDestination(dst);
+  auto gone = store_.GetDestination(dst, Scope::All());
   ASSERT_TRUE(gone);
   EXPECT_TRUE(gone->enabled);
 }
@@ -487,10 +487,10 @@ TEST_F(ClaimPgTest, A410DeadLettersAndDisablesOnlyItsDestination) {
     }
   }
   EXPECT_EQ(Record(records).size(), 2u);
-  auto disabled = store_.GetDestination(gone);
+  auto disabled = store_.GetDestination(gone, Scope::All());
   ASSERT_TRUE(disabled);
   EXPECT_FALSE(disabled->enabled);
-  auto enabled = store_.GetDestination(fine);
+  auto enabled = store_.GetDestination(fine, Scope::All());
   ASSERT_TRUE(enabled);
   EXPECT_TRUE(enabled->enabled);
   EXPECT_EQ(db_.Scalar("SELECT reason FROM dead_letters WHERE destination_id = " + N(gone)),
@@ -531,13 +531,13 @@ TEST_F(ClaimPgTest, ABatchOfOutcomesIsWrittenTogetherAndKeepsItsText) {
   EXPECT_EQ(applied, expected);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "4");
 
-  auto a0 = store_.ListAttempts(claimed[0].delivery_id);
+  auto a0 = store_.ListAttempts(claimed[0].delivery_id, Scope::All());
   ASSERT_TRUE(a0);
   ASSERT_EQ(a0->size(), 1u);
   EXPECT_EQ((*a0)[0].response_body, tricky);
   EXPECT_EQ(Column(claimed[1].delivery_id, "last_error"), tricky);
   EXPECT_EQ(Column(claimed[1].delivery_id, "status"), "pending");
-  auto a2 = store_.ListAttempts(claimed[2].delivery_id);
+  auto a2 = store_.ListAttempts(claimed[2].delivery_id, Scope::All());
   ASSERT_TRUE(a2);
   EXPECT_EQ((*a2)[0].response_body, "NULL");
   EXPECT_EQ(Column(claimed[2].delivery_id, "status"), "dead_lettered");

@@ -106,7 +106,7 @@ TEST_F(DeadLetterPgTest, AReplayRestartsTheCycleAndKeepsTheAttempts) {
   const std::string attempts_before = db_.Scalar(attempts_sql);
   ASSERT_FALSE(attempts_before.empty());
 
-  auto replayed = store_.ReplayDeadLetter(dl);
+  auto replayed = store_.ReplayDeadLetter(dl, Scope::All());
   ASSERT_TRUE(replayed) << replayed.error().message;
   EXPECT_EQ(*replayed, delivery);
   EXPECT_EQ(Column(delivery, "status"), "pending");
@@ -117,12 +117,12 @@ TEST_F(DeadLetterPgTest, AReplayRestartsTheCycleAndKeepsTheAttempts) {
   EXPECT_EQ(db_.Scalar(attempts_sql), attempts_before);
   EXPECT_EQ(db_.Scalar("SELECT replayed_at IS NOT NULL FROM dead_letters WHERE id = " + N(dl)),
             "t");
-  auto listed = store_.ListDeadLetters({}, Page{});
+  auto listed = store_.ListDeadLetters({}, Page{}, Scope::All());
   ASSERT_TRUE(listed);
   ASSERT_EQ(listed->items.size(), 1u);
   EXPECT_TRUE(listed->items[0].replayed_at);
 
-  auto twice = store_.ReplayDeadLetter(dl);
+  auto twice = store_.ReplayDeadLetter(dl, Scope::All());
   ASSERT_FALSE(twice);
   EXPECT_EQ(twice.error().kind, ErrorKind::kConflict);
 
@@ -136,17 +136,17 @@ TEST_F(DeadLetterPgTest, AReplayRestartsTheCycleAndKeepsTheAttempts) {
   ASSERT_TRUE(store_.ReleaseClaims(
       std::vector<ReleasedClaim>{{(*claimed)[0].delivery_id, (*claimed)[0].claim_token}}));
   FailUntilDeadLettered(5);
-  auto attempts = store_.ListAttempts(delivery);
+  auto attempts = store_.ListAttempts(delivery, Scope::All());
   ASSERT_TRUE(attempts);
   ASSERT_EQ(attempts->size(), 10u);
   for (int i = 0; i < 10; ++i) EXPECT_EQ((*attempts)[i].attempt_number, i + 1);
   const int64_t second = DeadLetterOf(delivery);
   ASSERT_NE(second, dl);
   EXPECT_EQ(db_.Scalar("SELECT attempt_count FROM dead_letters WHERE id = " + N(second)), "10");
-  auto again = store_.ReplayDeadLetter(second);
+  auto again = store_.ReplayDeadLetter(second, Scope::All());
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(*again, delivery);
-  auto first_again = store_.ReplayDeadLetter(dl);
+  auto first_again = store_.ReplayDeadLetter(dl, Scope::All());
   ASSERT_FALSE(first_again);
   EXPECT_EQ(first_again.error().kind, ErrorKind::kConflict);
 }
@@ -165,7 +165,7 @@ TEST_F(DeadLetterPgTest, TwoConcurrentReplaysOfOneDeadLetterReplayItOnce) {
     for (int t = 0; t < 2; ++t) {
       threads.emplace_back([&, t] {
         start.arrive_and_wait();
-        results[t] = store_.ReplayDeadLetter(dl);
+        results[t] = store_.ReplayDeadLetter(dl, Scope::All());
       });
     }
     for (auto& t : threads) t.join();
@@ -183,22 +183,22 @@ TEST_F(DeadLetterPgTest, ADeadLetterOfADeletedDestinationIsAConflict) {
   const int64_t delivery = Ingest(dst);
   FailUntilDeadLettered(1);
   const int64_t dl = DeadLetterOf(delivery);
-  ASSERT_TRUE(store_.DeleteDestination(dst));
+  ASSERT_TRUE(store_.DeleteDestination(dst, Scope::All()));
 
-  auto r = store_.ReplayDeadLetter(dl);
+  auto r = store_.ReplayDeadLetter(dl, Scope::All());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kConflict);
   EXPECT_EQ(db_.Scalar("SELECT replayed_at IS NULL FROM dead_letters WHERE id = " + N(dl)), "t");
   EXPECT_EQ(Column(delivery, "status"), "dead_lettered");
   // Nor does a bulk replay take it.
-  auto bulk = store_.ReplayDeadLetters({});
+  auto bulk = store_.ReplayDeadLetters({}, Scope::All());
   ASSERT_TRUE(bulk);
   EXPECT_EQ(*bulk, 0);
   EXPECT_EQ(Column(delivery, "status"), "dead_lettered");
 }
 
 TEST_F(DeadLetterPgTest, AnUnknownDeadLetterIsNotFound) {
-  auto r = store_.ReplayDeadLetter(12345);
+  auto r = store_.ReplayDeadLetter(12345, Scope::All());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kNotFound);
 }
@@ -243,7 +243,7 @@ class DeadLetterFilterTest : public DeadLetterPgTest,
     db_.Exec(
         "UPDATE dead_letters SET dead_lettered_at = '2025-01-01T00:00:00Z'::timestamptz"
         " + id * interval '1 hour'");
-    auto all = store_.ListDeadLetters({}, Page{1000, std::nullopt});
+    auto all = store_.ListDeadLetters({}, Page{1000, std::nullopt}, Scope::All());
     ASSERT_TRUE(all);
     ASSERT_EQ(all->items.size(), 10u);
     for (auto it = all->items.rbegin(); it != all->items.rend(); ++it) {
@@ -252,8 +252,8 @@ class DeadLetterFilterTest : public DeadLetterPgTest,
     for (const Letter& l : f_.letters) {
       if (l.destination_id == f_.a && f_.replayed == 0) f_.replayed = l.id;
     }
-    ASSERT_TRUE(store_.ReplayDeadLetter(f_.replayed));
-    ASSERT_TRUE(store_.DeleteDestination(f_.c));
+    ASSERT_TRUE(store_.ReplayDeadLetter(f_.replayed, Scope::All()));
+    ASSERT_TRUE(store_.DeleteDestination(f_.c, Scope::All()));
   }
 
   static bool Matches(const DeadLetterFilter& filter, const Letter& l) {
@@ -277,7 +277,7 @@ TEST_P(DeadLetterFilterTest, ListingPagesNewestFirstThroughTheMatches) {
   std::vector<int64_t> listed;
   std::optional<int64_t> cursor;
   for (int pages = 0; pages < 20; ++pages) {
-    auto page = store_.ListDeadLetters(filter, Page{2, cursor});
+    auto page = store_.ListDeadLetters(filter, Page{2, cursor}, Scope::All());
     ASSERT_TRUE(page) << page.error().message;
     ASSERT_LE(page->items.size(), 2u);
     for (const DeadLetter& d : page->items) {
@@ -302,7 +302,7 @@ TEST_P(DeadLetterFilterTest, BulkReplayTakesExactlyTheMatchingUnreplayedOnes) {
   ASSERT_FALSE(expected.empty());
   ASSERT_LT(expected.size(), 8u);  // the filter leaves some out
 
-  auto n = store_.ReplayDeadLetters(filter);
+  auto n = store_.ReplayDeadLetters(filter, Scope::All());
   ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(*n, static_cast<int64_t>(expected.size()));
 
@@ -318,7 +318,7 @@ TEST_P(DeadLetterFilterTest, BulkReplayTakesExactlyTheMatchingUnreplayedOnes) {
   EXPECT_EQ(std::set<int64_t>(pending.begin(), pending.end()), want);
 
   // Nothing is left for the same filter.
-  auto again = store_.ReplayDeadLetters(filter);
+  auto again = store_.ReplayDeadLetters(filter, Scope::All());
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, 0);
 }
@@ -381,7 +381,7 @@ TEST_F(DeadLetterPgTest, TwoConcurrentBulkReplaysNeverReplayOneDeadLetterTwice) 
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       start.arrive_and_wait();
-      counts[t] = store_.ReplayDeadLetters({});
+      counts[t] = store_.ReplayDeadLetters({}, Scope::All());
     });
   }
   for (auto& t : threads) t.join();
@@ -401,7 +401,7 @@ TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
   ASSERT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), N(kLetters));
 
   const auto start = std::chrono::steady_clock::now();
-  auto n = store_.ReplayDeadLetters({});
+  auto n = store_.ReplayDeadLetters({}, Scope::All());
   const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(*n, kLetters);

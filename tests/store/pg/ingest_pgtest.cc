@@ -79,7 +79,7 @@ TEST_P(FanOutTest, EachEnabledLiveDestinationWhoseTypesMatch) {
   const int64_t several = CreateDestination(store_, {"invoice.paid", "order.x.y"});
   const int64_t disabled = CreateDestination(store_, {}, /*enabled=*/false);
   const int64_t deleted = CreateDestination(store_, {});
-  ASSERT_TRUE(store_.DeleteDestination(deleted));
+  ASSERT_TRUE(store_.DeleteDestination(deleted, Scope::All()));
   (void)disabled;
 
   EXPECT_THAT(FanOut("order.created"), ElementsAreArray({exact, prefix, every}));
@@ -102,7 +102,7 @@ TEST_P(FanOutTest, AnEventMatchingNothingIsStoredWithoutDeliveries) {
   EXPECT_TRUE(receipt.event.deliveries.empty());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE id = " + N(receipt.event.id)), "1");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "0");
-  auto event = store_.GetEvent(receipt.event.id);
+  auto event = store_.GetEvent(receipt.event.id, Scope::All());
   ASSERT_TRUE(event);
   EXPECT_EQ(event->type, "order.created");
   EXPECT_EQ(event->payload, R"({"n":1})");
@@ -117,7 +117,7 @@ TEST_P(FanOutTest, ThePayloadBytesAreKeptExactly) {
   if (GetParam()) key = IdempotencyKey{"payload", "h"};
   auto r = store_.InsertEvent(NewEvent{"a.b", payload, std::nullopt}, key);
   ASSERT_TRUE(r) << r.error().message;
-  auto event = store_.GetEvent(r->event.id);
+  auto event = store_.GetEvent(r->event.id, Scope::All());
   ASSERT_TRUE(event);
   EXPECT_EQ(event->payload, payload);
   EXPECT_EQ(db_.Scalar("SELECT payload FROM events WHERE id = " + N(r->event.id)), payload);
@@ -164,7 +164,7 @@ TEST_F(IngestPgTest, ATargetedEventGoesToExactlyThatDestinationIgnoringFilters) 
 TEST_F(IngestPgTest, AnUnknownOrDeletedTargetIsInvalidAndWritesNothing) {
   const int64_t deleted = CreateDestination(store_, {});
   const int64_t live = CreateDestination(store_, {});
-  ASSERT_TRUE(store_.DeleteDestination(deleted));
+  ASSERT_TRUE(store_.DeleteDestination(deleted, Scope::All()));
 
   for (int64_t target : {deleted, live + 1000}) {
     for (bool keyed : {false, true}) {
@@ -270,8 +270,8 @@ TEST_F(IngestPgTest, FiftyConcurrentIngestsWithOneKeyMakeOneEvent) {
 TEST_F(IngestPgTest, AnIngestWithARevokedKeyIsRefusedAndWritesNothing) {
   pg::PgStore store(db_.url(), pg::PgStore::Options{.api_connections = 16});
   CreateDestination(store, {});
-  auto live = store.CreateApiKey("live", Role::kPublisher, std::string(64, 'a'));
-  auto revoked = store.CreateApiKey("revoked", Role::kPublisher, std::string(64, 'b'));
+  auto live = store.CreateApiKey(NewApiKey{"live", Role::kPublisher, std::string(64, 'a')});
+  auto revoked = store.CreateApiKey(NewApiKey{"revoked", Role::kPublisher, std::string(64, 'b')});
   ASSERT_TRUE(live && revoked);
   ASSERT_TRUE(store.RevokeApiKey(revoked->id));
   const std::vector<std::string> hashes = {std::string(64, 'a'), std::string(64, 'b'),
@@ -329,7 +329,7 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   const ReleasedClaim release{(*claimed)[2].delivery_id, (*claimed)[2].claim_token};
   ASSERT_EQ(store_.ReleaseClaims({&release, 1}).value_or(-1), 1);
 
-  ASSERT_TRUE(store_.DeleteDestination(doomed));
+  ASSERT_TRUE(store_.DeleteDestination(doomed, Scope::All()));
 
   auto status = [&](int64_t id) {
     return db_.Scalar("SELECT status FROM deliveries WHERE id = " + N(id));
@@ -351,18 +351,18 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   EXPECT_TRUE(ignored->empty());
   EXPECT_EQ(status(late.delivery_id), "cancelled");
 
-  auto get = store_.GetDestination(doomed);
+  auto get = store_.GetDestination(doomed, Scope::All());
   ASSERT_FALSE(get);
   EXPECT_EQ(get.error().kind, ErrorKind::kNotFound);
-  auto again = store_.DeleteDestination(doomed);
+  auto again = store_.DeleteDestination(doomed, Scope::All());
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().kind, ErrorKind::kNotFound);
   DestinationFields enable;
   enable.enabled = true;
-  auto update = store_.UpdateDestination(doomed, enable);
+  auto update = store_.UpdateDestination(doomed, enable, Scope::All());
   ASSERT_FALSE(update);
   EXPECT_EQ(update.error().kind, ErrorKind::kNotFound);
-  auto list = store_.ListDestinations(Page{});
+  auto list = store_.ListDestinations({}, Page{}, Scope::All());
   ASSERT_TRUE(list);
   ASSERT_EQ(list->items.size(), 1u);
   EXPECT_EQ(list->items[0].id, keeper);
@@ -402,15 +402,15 @@ TEST_F(IngestPgTest, DestinationsPageNewestFirst) {
   std::vector<int64_t> all;
   for (int i = 0; i < 7; ++i) all.push_back(CreateDestination(store_, {}));
   const int64_t deleted = CreateDestination(store_, {});
-  ASSERT_TRUE(store_.DeleteDestination(deleted));
+  ASSERT_TRUE(store_.DeleteDestination(deleted, Scope::All()));
 
-  auto list = [&](const Page& p) { return store_.ListDestinations(p); };
-  auto first = store_.ListDestinations(Page{3, std::nullopt});
+  auto list = [&](const Page& p) { return store_.ListDestinations({}, p, Scope::All()); };
+  auto first = store_.ListDestinations({}, Page{3, std::nullopt}, Scope::All());
   ASSERT_TRUE(first);
   ASSERT_EQ(first->items.size(), 3u);
   EXPECT_EQ(first->items[0].id, all[6]);
   EXPECT_EQ(first->next_before_id, all[4]);
-  auto last = store_.ListDestinations(Page{3, all[1]});
+  auto last = store_.ListDestinations({}, Page{3, all[1]}, Scope::All());
   ASSERT_TRUE(last);
   ASSERT_EQ(last->items.size(), 1u);
   EXPECT_FALSE(last->next_before_id);
@@ -420,7 +420,7 @@ TEST_F(IngestPgTest, DestinationsPageNewestFirst) {
   EXPECT_EQ(PageThrough<Destination>(list, 1), NewestFirst(all));
   EXPECT_EQ(PageThrough<Destination>(list, 1000), NewestFirst(all));
   // Exactly a page: no cursor to an empty page.
-  auto whole = store_.ListDestinations(Page{7, std::nullopt});
+  auto whole = store_.ListDestinations({}, Page{7, std::nullopt}, Scope::All());
   ASSERT_TRUE(whole);
   EXPECT_EQ(whole->items.size(), 7u);
   EXPECT_FALSE(whole->next_before_id);
@@ -442,19 +442,19 @@ TEST_F(IngestPgTest, EventsPageNewestFirstWithTypeAndTimeFilters) {
 
   EventFilter by_type;
   by_type.type = "a.b";
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(by_type, p); }, 3),
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(by_type, p, Scope::All()); }, 3),
             NewestFirst(ab));
   EventFilter none;
   std::vector<int64_t> all = ab;
   all.insert(all.end(), cd.begin(), cd.end());
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(none, p); }, 5),
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(none, p, Scope::All()); }, 5),
             NewestFirst(all));
 
   // after is inclusive, before exclusive.
   EventFilter window = by_type;
   window.after = created(ab[2]);
   window.before = created(ab[6]);
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(window, p); }, 2),
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(window, p, Scope::All()); }, 2),
             NewestFirst({ab[2], ab[3], ab[4], ab[5]}));
   EventFilter after_only;
   after_only.after = created(cd[2]);
@@ -462,15 +462,15 @@ TEST_F(IngestPgTest, EventsPageNewestFirstWithTypeAndTimeFilters) {
   for (int64_t id : all) {
     if (id >= cd[2]) expected.push_back(id);
   }
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(after_only, p); }, 3),
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(after_only, p, Scope::All()); }, 3),
             NewestFirst(expected));
   EventFilter before_only;
   before_only.before = created(ab[1]);
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(before_only, p); }, 3),
+  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(before_only, p, Scope::All()); }, 3),
             NewestFirst({ab[0]}));
   EventFilter unknown;
   unknown.type = "x.y";
-  auto empty = store_.ListEvents(unknown, Page{});
+  auto empty = store_.ListEvents(unknown, Page{}, Scope::All());
   ASSERT_TRUE(empty);
   EXPECT_TRUE(empty->items.empty());
   EXPECT_FALSE(empty->next_before_id);
@@ -484,18 +484,18 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
   DestinationFields off, on;
   off.enabled = false;
   on.enabled = true;
-  ASSERT_TRUE(store_.UpdateDestination(b, off));
+  ASSERT_TRUE(store_.UpdateDestination(b, off, Scope::All()));
   auto claimed = store_.ClaimDue(2, std::chrono::hours(1), 16);
   ASSERT_TRUE(claimed);
   ASSERT_EQ(claimed->size(), 2u);
-  ASSERT_TRUE(store_.UpdateDestination(b, on));
+  ASSERT_TRUE(store_.UpdateDestination(b, on, Scope::All()));
 
   auto ids = [&](const std::string& where) {
     return Ids(db_.Scalar(
         "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM deliveries WHERE " + where));
   };
   auto page_through = [&](DeliveryFilter filter, int limit) {
-    return PageThrough<Delivery>([&](const Page& p) { return store_.ListDeliveries(filter, p); },
+    return PageThrough<Delivery>([&](const Page& p) { return store_.ListDeliveries(filter, p, Scope::All()); },
                                  limit);
   };
 

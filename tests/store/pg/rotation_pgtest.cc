@@ -36,17 +36,17 @@ class RotationPgTest : public testing::PgTest {
 
 TEST_F(RotationPgTest, TheReplacedSecretSignsUntilItsGraceEnds) {
   const int64_t dst = CreateDestination(testing::TestDestination());
-  auto until = store_.RotateSecret(dst, Secret(1), 1h);
+  auto until = store_.RotateSecret(dst, Secret(1), 1h, Scope::All());
   ASSERT_TRUE(until) << until.error().message;
   const double hours = std::chrono::duration<double>(*until - SystemClock().Now()).count() / 3600.0;
   EXPECT_NEAR(hours, 1.0, 0.01);
   EXPECT_THAT(ClaimedSecrets(dst), ElementsAre(Secret(1), kFirst));
-  EXPECT_EQ(store_.GetDestination(dst)->secret, Secret(1));
+  EXPECT_EQ(store_.GetDestination(dst, Scope::All())->secret, Secret(1));
 
   // Once its grace has passed it no longer signs, and the next rotation erases it.
   db_.Exec("UPDATE destination_secrets SET expires_at = now() - interval '1 second'");
   EXPECT_THAT(ClaimedSecrets(dst), ElementsAre(Secret(1)));
-  ASSERT_TRUE(store_.RotateSecret(dst, Secret(2), 1h));
+  ASSERT_TRUE(store_.RotateSecret(dst, Secret(2), 1h, Scope::All()));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM destination_secrets WHERE secret = '" +
                        std::string(kFirst) + "'"),
             "0");
@@ -55,33 +55,33 @@ TEST_F(RotationPgTest, TheReplacedSecretSignsUntilItsGraceEnds) {
 
 TEST_F(RotationPgTest, AtMostFiveSignAtOnceAndAZeroGraceEndsTheEarlierOnes) {
   const int64_t dst = CreateDestination(testing::TestDestination());
-  for (int i = 1; i <= 4; ++i) ASSERT_TRUE(store_.RotateSecret(dst, Secret(i), 1h)) << i;
+  for (int i = 1; i <= 4; ++i) ASSERT_TRUE(store_.RotateSecret(dst, Secret(i), 1h, Scope::All())) << i;
   EXPECT_THAT(ClaimedSecrets(dst), ElementsAre(Secret(4), Secret(3), Secret(2), Secret(1), kFirst));
-  auto sixth = store_.RotateSecret(dst, Secret(5), 1h);
+  auto sixth = store_.RotateSecret(dst, Secret(5), 1h, Scope::All());
   ASSERT_FALSE(sixth);
   EXPECT_EQ(sixth.error().kind, ErrorKind::kConflict);
-  EXPECT_EQ(store_.GetDestination(dst)->secret, Secret(4));  // nothing changed
+  EXPECT_EQ(store_.GetDestination(dst, Scope::All())->secret, Secret(4));  // nothing changed
 
-  ASSERT_TRUE(store_.RotateSecret(dst, Secret(5), 0s));
+  ASSERT_TRUE(store_.RotateSecret(dst, Secret(5), 0s, Scope::All()));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM destination_secrets"), "0");
   EXPECT_THAT(ClaimedSecrets(dst), ElementsAre(Secret(5)));
 }
 
 TEST_F(RotationPgTest, AnUnknownOrDeletedDestinationIsNotFound) {
-  auto unknown = store_.RotateSecret(424242, Secret(1), 1h);
+  auto unknown = store_.RotateSecret(424242, Secret(1), 1h, Scope::All());
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().kind, ErrorKind::kNotFound);
   const int64_t dst = CreateDestination(testing::TestDestination());
-  ASSERT_TRUE(store_.DeleteDestination(dst));
-  auto deleted = store_.RotateSecret(dst, Secret(1), 1h);
+  ASSERT_TRUE(store_.DeleteDestination(dst, Scope::All()));
+  auto deleted = store_.RotateSecret(dst, Secret(1), 1h, Scope::All());
   ASSERT_FALSE(deleted);
   EXPECT_EQ(deleted.error().kind, ErrorKind::kNotFound);
 }
 
 TEST_F(RotationPgTest, ThePurgeErasesExpiredSecretsEvenWhenEventsAreKeptForever) {
   const int64_t dst = CreateDestination(testing::TestDestination());
-  ASSERT_TRUE(store_.RotateSecret(dst, Secret(1), 1h));
-  ASSERT_TRUE(store_.RotateSecret(dst, Secret(2), 1h));
+  ASSERT_TRUE(store_.RotateSecret(dst, Secret(1), 1h, Scope::All()));
+  ASSERT_TRUE(store_.RotateSecret(dst, Secret(2), 1h, Scope::All()));
   db_.Exec(
       "UPDATE destination_secrets SET expires_at = now() - interval '1 second'"
       " WHERE secret = '" +

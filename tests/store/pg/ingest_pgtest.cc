@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/pg/pg_store.h"
+#include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
 namespace webhookd {
@@ -36,18 +37,21 @@ int64_t CreateDestination(pg::PgStore& store, std::vector<std::string> event_typ
 // Ingests through either path: un-keyed (group commit) or keyed (its own transaction).
 class FanOutTest : public ::testing::TestWithParam<bool> {
  protected:
-  IngestReceipt Ingest(const std::string& type) {
+  IngestReceipt Ingest(const std::string& type, std::optional<std::string> tenant = std::nullopt) {
     std::optional<IdempotencyKey> key;
     if (GetParam()) key = IdempotencyKey{"key-" + N(++keys_), "hash-" + N(keys_)};
-    auto r = store_.InsertEvent(NewEvent{type, R"({"n":1})", std::nullopt}, key);
+    NewEvent event{type, R"({"n":1})", std::nullopt};
+    event.tenant_id = std::move(tenant);
+    auto r = store_.InsertEvent(event, key);
     EXPECT_TRUE(r) << r.error().message;
     return r ? *r : IngestReceipt{};
   }
 
   // The destinations an event of `type` fans out to, as the receipt says; checks the
   // database says the same.
-  std::vector<int64_t> FanOut(const std::string& type) {
-    const IngestReceipt receipt = Ingest(type);
+  std::vector<int64_t> FanOut(const std::string& type,
+                              std::optional<std::string> tenant = std::nullopt) {
+    const IngestReceipt receipt = Ingest(type, std::move(tenant));
     std::vector<int64_t> from_receipt;
     for (const Delivery& d : receipt.event.deliveries) {
       EXPECT_EQ(d.event_id, receipt.event.id);
@@ -92,6 +96,66 @@ TEST_P(FanOutTest, EachEnabledLiveDestinationWhoseTypesMatch) {
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE destination_id IN (" + N(disabled) +
                        "," + N(deleted) + ")"),
             "0");
+}
+
+TEST_P(FanOutTest, AnEventReachesItsOwnTenantsDestinationsAmongThousandsOfTenants) {
+  // 1,000 tenants of 5 destinations each, every one matching every type.
+  db_.Exec(
+      "INSERT INTO destinations (url, secret, tenant_id) SELECT 'https://example.com/' || g, "
+      "'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 't-' || (g % 1000) "
+      "FROM generate_series(1, 5000) g");
+  db_.Exec("ANALYZE destinations");
+  const auto create = [&](std::optional<std::string> tenant, std::vector<std::string> types) {
+    Destination d = testing::TestDestination(std::move(types));
+    d.tenant_id = std::move(tenant);
+    auto created = store_.CreateDestination(d);
+    EXPECT_TRUE(created) << created.error().message;
+    return created ? created->id : 0;
+  };
+  const int64_t t_orders = create("T", {"order.*"});
+  const int64_t t_all = create("T", {});
+  create("T", {"invoice.*"});
+  const int64_t none_all = create(std::nullopt, {});
+
+  EXPECT_THAT(FanOut("order.created", "T"), ElementsAreArray({t_orders, t_all}));
+  EXPECT_THAT(FanOut("order.created"), ElementsAreArray({none_all}));
+  EXPECT_EQ(FanOut("order.created", "t-7").size(), 5u);
+  EXPECT_TRUE(FanOut("order.created", "nobody").empty());
+  // Every delivery carries its event's tenant, and went to a destination of it.
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id "
+                       "JOIN destinations t ON t.id = d.destination_id WHERE d.tenant_id IS "
+                       "DISTINCT FROM e.tenant_id OR t.tenant_id IS DISTINCT FROM e.tenant_id"),
+            "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE tenant_id = 't-7'"), "5");
+}
+
+// Both fan-out statements find a tenant's destinations through the destinations_fan_out
+// index, also with the generic plan the ingest pools use: with 20,000 destinations a scan
+// would read them all for every event.
+TEST(FanOutPlanTest, BothFanOutsProbeTheTenantIndexWithAGenericPlan) {
+  TestDatabase db;
+  db.Exec(
+      "INSERT INTO destinations (url, secret, tenant_id) SELECT 'https://example.com/' || g, "
+      "'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 't-' || (g % 4000) "
+      "FROM generate_series(1, 20000) g");
+  db.Exec("ANALYZE destinations");
+  auto conn = TestDatabase::Connect(db.url());
+  pqxx::nontransaction tx(*conn);
+  tx.exec("SET plan_cache_mode = force_generic_plan");
+  tx.exec(std::string("PREPARE single AS ") + std::string(pg::sql::kFanOut.sql));
+  tx.exec(std::string("PREPARE grouped AS ") + std::string(pg::sql::kInsertEventGroup.sql));
+  const auto plan = [&](const std::string& explain) {
+    std::string text;
+    for (const auto& row : tx.exec(explain)) text += std::string(row[0].c_str()) + "\n";
+    return text;
+  };
+  const std::string single = plan("EXPLAIN EXECUTE single(1, 'order.created', 't-7')");
+  EXPECT_THAT(single, ::testing::HasSubstr("destinations_fan_out")) << single;
+  EXPECT_THAT(single, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << single;
+  const std::string grouped =
+      plan("EXPLAIN EXECUTE grouped('{order.created}', '{\"{}\"}', '{NULL}', '{t-7}')");
+  EXPECT_THAT(grouped, ::testing::HasSubstr("destinations_fan_out")) << grouped;
+  EXPECT_THAT(grouped, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << grouped;
 }
 
 TEST_P(FanOutTest, AnEventMatchingNothingIsStoredWithoutDeliveries) {
@@ -442,19 +506,22 @@ TEST_F(IngestPgTest, EventsPageNewestFirstWithTypeAndTimeFilters) {
 
   EventFilter by_type;
   by_type.type = "a.b";
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(by_type, p, Scope::All()); }, 3),
+  EXPECT_EQ(PageThrough<Event>(
+                [&](const Page& p) { return store_.ListEvents(by_type, p, Scope::All()); }, 3),
             NewestFirst(ab));
   EventFilter none;
   std::vector<int64_t> all = ab;
   all.insert(all.end(), cd.begin(), cd.end());
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(none, p, Scope::All()); }, 5),
+  EXPECT_EQ(PageThrough<Event>(
+                [&](const Page& p) { return store_.ListEvents(none, p, Scope::All()); }, 5),
             NewestFirst(all));
 
   // after is inclusive, before exclusive.
   EventFilter window = by_type;
   window.after = created(ab[2]);
   window.before = created(ab[6]);
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(window, p, Scope::All()); }, 2),
+  EXPECT_EQ(PageThrough<Event>(
+                [&](const Page& p) { return store_.ListEvents(window, p, Scope::All()); }, 2),
             NewestFirst({ab[2], ab[3], ab[4], ab[5]}));
   EventFilter after_only;
   after_only.after = created(cd[2]);
@@ -462,11 +529,13 @@ TEST_F(IngestPgTest, EventsPageNewestFirstWithTypeAndTimeFilters) {
   for (int64_t id : all) {
     if (id >= cd[2]) expected.push_back(id);
   }
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(after_only, p, Scope::All()); }, 3),
+  EXPECT_EQ(PageThrough<Event>(
+                [&](const Page& p) { return store_.ListEvents(after_only, p, Scope::All()); }, 3),
             NewestFirst(expected));
   EventFilter before_only;
   before_only.before = created(ab[1]);
-  EXPECT_EQ(PageThrough<Event>([&](const Page& p) { return store_.ListEvents(before_only, p, Scope::All()); }, 3),
+  EXPECT_EQ(PageThrough<Event>(
+                [&](const Page& p) { return store_.ListEvents(before_only, p, Scope::All()); }, 3),
             NewestFirst({ab[0]}));
   EventFilter unknown;
   unknown.type = "x.y";
@@ -495,8 +564,8 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
         "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM deliveries WHERE " + where));
   };
   auto page_through = [&](DeliveryFilter filter, int limit) {
-    return PageThrough<Delivery>([&](const Page& p) { return store_.ListDeliveries(filter, p, Scope::All()); },
-                                 limit);
+    return PageThrough<Delivery>(
+        [&](const Page& p) { return store_.ListDeliveries(filter, p, Scope::All()); }, limit);
   };
 
   EXPECT_EQ(page_through({a, std::nullopt}, 2), ids("destination_id = " + N(a)));

@@ -27,7 +27,7 @@ DECLARE
   v_hash text;
   v_event bigint;
   v_held record;
-  v_doc jsonb;
+  v_doc json;
   v_deliveries int;
 BEGIN
   IF v_type IS NULL THEN
@@ -42,11 +42,13 @@ BEGIN
     RAISE EXCEPTION 'payload: is required' USING ERRCODE = '22023';
   END IF;
   BEGIN
-    v_doc := payload::jsonb;  -- only to check it; the text itself is what is kept
+    -- json, not jsonb: it checks the syntax alone, as the API does (jsonb would refuse
+    -- \u0000 and fold duplicate keys); the text itself is what is kept.
+    v_doc := payload::json;
   EXCEPTION WHEN invalid_text_representation THEN
     RAISE EXCEPTION 'payload: must be a JSON object' USING ERRCODE = '22023';
   END;
-  IF jsonb_typeof(v_doc) <> 'object' THEN
+  IF json_typeof(v_doc) <> 'object' THEN
     RAISE EXCEPTION 'payload: must be a JSON object' USING ERRCODE = '22023';
   END IF;
   IF v_tenant IS NOT NULL AND NOT is_valid_tenant_id(v_tenant) THEN

@@ -116,7 +116,7 @@ BEGIN
     SELECT v_event, d.id, d.tenant_id, now() FROM destinations d
      WHERE d.enabled AND d.deleted_at IS NULL
        AND coalesce(d.tenant_id, '') = coalesce(v_tenant, '')
-       AND event_type_matches(d.event_types, v_type)
+       AND event_type_matches(d.event_types, v_type)  -- a few rows, once per call
      ORDER BY d.id;
   END IF;
   GET DIAGNOSTICS v_deliveries = ROW_COUNT;

@@ -3,13 +3,16 @@
 -- if that API key is live (neither revoked nor expired) and may publish; otherwise its
 -- `ord` comes back with a NULL id. $4: each row's tenant (NULL: none). Each event reaches
 -- its own tenant's destinations alone, found through the destinations_fan_out index
--- (migrations/0006_tenants.sql) whose expression the join repeats.
+-- (migrations/0006_tenants.sql) whose expression the join repeats, and matched by type
+-- with the keys of event_type_keys (migrations/0010_event_type_keys.sql), computed once
+-- per event.
 WITH input AS (
   SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ord
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
          WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ord)),
 ids AS (
-  SELECT ord, type, payload, tenant_id, nextval(pg_get_serial_sequence('events', 'id')) AS id
+  SELECT ord, type, payload, tenant_id, event_type_keys(type) AS keys,
+         nextval(pg_get_serial_sequence('events', 'id')) AS id
     FROM input x
    WHERE x.key_hash IS NULL
       OR EXISTS (SELECT 1 FROM api_keys k
@@ -25,7 +28,7 @@ dl AS (
     SELECT t.id, t.tenant_id FROM destinations t
      WHERE t.enabled AND t.deleted_at IS NULL
        AND coalesce(t.tenant_id, '') = coalesce(i.tenant_id, '')
-       AND event_type_matches(t.event_types, i.type)
+       AND (cardinality(t.event_types) = 0 OR t.event_types && i.keys)
     -- A fence: planned as a join, the generic plan hashed every destination of every
     -- tenant (the group's size and tenants are unknown when it is made); as its own
     -- subquery each event probes the index for its tenant.

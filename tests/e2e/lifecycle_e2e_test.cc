@@ -219,7 +219,14 @@ TEST(LifecycleE2eTest, KeysCreateListRevoke) {
        {std::vector<std::string>{"keys", "create", "--role", "bogus"},
         std::vector<std::string>{"keys", "create"},
         std::vector<std::string>{"keys", "revoke", "banana"},
-        std::vector<std::string>{"keys", "frobnicate"}}) {
+        std::vector<std::string>{"keys", "frobnicate"},
+        std::vector<std::string>{"keys", "create", "--role", "tenant"},
+        std::vector<std::string>{"keys", "create", "--role", "publisher", "--tenant", "acme"},
+        std::vector<std::string>{"keys", "create", "--role", "tenant", "--tenant", "a b"},
+        std::vector<std::string>{"keys", "create", "--role", "tenant", "--tenant", "acme", "--ttl",
+                                 "soon"},
+        std::vector<std::string>{"keys", "create", "--role", "tenant", "--tenant", "acme", "--ttl",
+                                 "0s"}}) {
     SCOPED_TRACE(args.back());
     auto [bad_code, bad_out] = WebhookdProcess::RunCommand(args, env);
     EXPECT_EQ(bad_code, 2) << bad_out;
@@ -230,6 +237,26 @@ TEST(LifecycleE2eTest, KeysCreateListRevoke) {
   EXPECT_NE(role_out.find("--role"), std::string::npos) << role_out;
   // Nothing was created by the refused commands.
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys"), "2");
+
+  // A tenant key with a ttl: its tenant and expiry in the list, and it sees acme alone.
+  auto [tenant_code, tenant_out] = WebhookdProcess::RunCommand(
+      {"keys", "create", "--role", "tenant", "--tenant", "acme", "--ttl", "2h"}, env);
+  ASSERT_EQ(tenant_code, 0) << tenant_out;
+  EXPECT_NE(tenant_out.find("tenant acme"), std::string::npos) << tenant_out;
+  const std::string tenant_key = NonEmptyLines(tenant_out).back();
+  EXPECT_EQ(webhookd.Call("GET", "/v1/events", nullptr, tenant_key).status, 200);
+  EXPECT_EQ(
+      webhookd
+          .Call("POST", "/v1/events", {{"type", "a.b"}, {"payload", Json::object()}}, tenant_key)
+          .status,
+      403);
+  auto [list2_code, list2] = WebhookdProcess::RunCommand({"keys", "list"}, env);
+  EXPECT_EQ(list2_code, 0) << list2;
+  EXPECT_NE(list2.find("acme"), std::string::npos) << list2;
+  EXPECT_EQ(list2.find(tenant_key), std::string::npos) << "keys list printed the key";
+  EXPECT_EQ(db.Scalar("SELECT (expires_at - now()) BETWEEN interval '119 minutes' AND "
+                      "interval '2 hours' FROM api_keys WHERE tenant_id = 'acme'"),
+            "t");
 }
 
 }  // namespace

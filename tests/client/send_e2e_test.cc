@@ -328,5 +328,35 @@ TEST(SendE2eTest, PublishesToWebhookdIdempotently) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM events"), "3");
 }
 
+// --tenant and a batch line's tenant_id route the event to that tenant's destinations.
+TEST(SendE2eTest, TenantsReachTheirOwnDestinations) {
+  testing::TestDatabase db;
+  testing::WebhookdProcess webhookd(db.url(), "server");
+  const std::string url = "http://127.0.0.1:" + std::to_string(webhookd.port());
+  std::map<std::string, std::string> ids;
+  for (const char* tenant : {"acme", "beta"}) {
+    auto res = webhookd.Call(
+        "POST", "/v1/destinations",
+        {{"url", "http://127.0.0.1:9/" + std::string(tenant)}, {"tenant_id", tenant}});
+    ASSERT_EQ(res.status, 201) << res.body;
+    ids[tenant] = json::parse(res.body)["id"];
+  }
+  SendRun one = SendTo(url, webhookd.admin_key(),
+                       {"--type", "order.created", "--tenant", "acme", "--data", "{}"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  ASSERT_EQ(one.lines.size(), 1u) << one.out;
+  ASSERT_EQ(one.lines[0]["deliveries"].size(), 1u) << one.out;
+  EXPECT_EQ(one.lines[0]["deliveries"][0]["destination_id"], ids["acme"]);
+  const std::string batch =
+      WriteTemp("tenants.jsonl", R"({"type":"order.created","payload":{},"tenant_id":"beta"})"
+                                 "\n");
+  SendRun many = SendTo(url, webhookd.admin_key(), {"--batch", batch});
+  ASSERT_EQ(many.code, 0) << many.err;
+  ASSERT_EQ(many.lines.size(), 1u) << many.out;
+  ASSERT_EQ(many.lines[0]["deliveries"].size(), 1u) << many.out;
+  EXPECT_EQ(many.lines[0]["deliveries"][0]["destination_id"], ids["beta"]);
+  EXPECT_EQ(db.Scalar("SELECT string_agg(tenant_id, ',' ORDER BY id) FROM events"), "acme,beta");
+}
+
 }  // namespace
 }  // namespace webhookd::client

@@ -15,8 +15,10 @@ ALTER TABLE webhookd.dead_letters ADD COLUMN tenant_id text;
 -- The fan-out's lookup: an event's tenant finds its live destinations without reading
 -- anyone else's. NULL and '' are the same key here ('' is no valid tenant), so "no tenant"
 -- is one equality too and the fan-out is a plain index probe, with a generic plan as well.
+-- It carries what the fan-out reads (tenant_id, event_types), so the probe is an
+-- index-only scan: a tenant's 20 destinations cost no heap visits per event.
 CREATE INDEX destinations_fan_out ON webhookd.destinations ((coalesce(tenant_id, '')), id)
-  WHERE enabled AND deleted_at IS NULL;
+  INCLUDE (tenant_id, event_types) WHERE enabled AND deleted_at IS NULL;
 -- The `tenant_id=` filter and a tenant key's reach, newest first. Partial, so rows without
 -- a tenant (every row of an installation that does not use tenants) cost nothing more to
 -- insert.

@@ -22,7 +22,6 @@ class DeadLetterStore {
   // kNotFound, or kConflict when already replayed or the destination is deleted. Returns
   // the delivery id.
   virtual Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) = 0;
-  virtual Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter,
-                                            const Scope& scope) = 0;
+  virtual Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope) = 0;
 };
 }  // namespace webhookd

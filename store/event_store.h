@@ -20,8 +20,8 @@ class EventStore {
   // Writes the event, its fan-out and the idempotency record in one transaction and
   // wakes the workers once after commit. An unknown or deleted `destination_id` is
   // kInvalid, and so is one of another tenant than the event's (or of a tenant when the
-  // event has none, or the reverse); an idempotency key seen within 24 h with another body is kInvalid, with the
-  // same body the original receipt comes back with `replayed`.
+  // event has none, or the reverse); an idempotency key seen within 24 h with another body is
+  // kInvalid, with the same body the original receipt comes back with `replayed`.
   virtual Result<IngestReceipt> InsertEvent(const NewEvent& event,
                                             const std::optional<IdempotencyKey>& key) = 0;
   virtual Result<Event> GetEvent(int64_t id, const Scope& scope) = 0;  // with its deliveries

@@ -173,8 +173,9 @@ TEST(ConfigTest, PublicUrlIsAnAbsoluteHttpUrlWithoutATrailingSlash) {
         "https://example.com/a b", "https://user:pw@example.com", "https://example.com/?x=1",
         "https://example.com/#k", "https://:8080", "https://ex\xe4mple.com"}) {
     const Error error = Refused({{"WEBHOOKD_PUBLIC_URL", bad}});
-    EXPECT_TRUE(error.message.starts_with("WEBHOOKD_PUBLIC_URL: expected an absolute http:// or "
-                                          "https:// URL"))
+    EXPECT_TRUE(
+        error.message.starts_with("WEBHOOKD_PUBLIC_URL: expected an absolute http:// or "
+                                  "https:// URL"))
         << bad << ": " << error.message;
   }
 }

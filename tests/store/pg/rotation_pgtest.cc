@@ -55,7 +55,8 @@ TEST_F(RotationPgTest, TheReplacedSecretSignsUntilItsGraceEnds) {
 
 TEST_F(RotationPgTest, AtMostFiveSignAtOnceAndAZeroGraceEndsTheEarlierOnes) {
   const int64_t dst = CreateDestination(testing::TestDestination());
-  for (int i = 1; i <= 4; ++i) ASSERT_TRUE(store_.RotateSecret(dst, Secret(i), 1h, Scope::All())) << i;
+  for (int i = 1; i <= 4; ++i)
+    ASSERT_TRUE(store_.RotateSecret(dst, Secret(i), 1h, Scope::All())) << i;
   EXPECT_THAT(ClaimedSecrets(dst), ElementsAre(Secret(4), Secret(3), Secret(2), Secret(1), kFirst));
   auto sixth = store_.RotateSecret(dst, Secret(5), 1h, Scope::All());
   ASSERT_FALSE(sixth);

@@ -10,12 +10,15 @@ std::string_view OutcomeName(Outcome outcome) {
       return "retryable";
     case Outcome::kPermanent:
       return "permanent";
+    case Outcome::kSkipped:
+      return "skipped";
   }
   return "retryable";
 }
 
 std::optional<Outcome> ParseOutcome(std::string_view name) {
-  for (Outcome o : {Outcome::kSuccess, Outcome::kRetryable, Outcome::kPermanent}) {
+  for (Outcome o :
+       {Outcome::kSuccess, Outcome::kRetryable, Outcome::kPermanent, Outcome::kSkipped}) {
     if (OutcomeName(o) == name) return o;
   }
   return std::nullopt;

@@ -5,8 +5,9 @@
 
 namespace webhookd {
 
-// How one attempt ended.
-enum class Outcome { kSuccess, kRetryable, kPermanent };
+// How one attempt ended. kSkipped: not sent, because the destination's circuit was open;
+// the delivery follows the schedule as after a retryable failure.
+enum class Outcome { kSuccess, kRetryable, kPermanent, kSkipped };
 std::string_view OutcomeName(Outcome outcome);
 std::optional<Outcome> ParseOutcome(std::string_view name);
 

@@ -40,6 +40,7 @@ Decision RetryPolicy::Next(int attempt, const AttemptResult& result, Random& ran
       decision.disable_destination = result.status_code == 410;
       return decision;
     case Outcome::kRetryable:
+    case Outcome::kSkipped:  // follows the schedule as a retryable failure would
       break;
   }
   if (attempt >= max_attempts()) {

@@ -38,6 +38,12 @@ TEST(OutcomeTest, NamesMatchTheApi) {
   EXPECT_EQ(OutcomeName(Outcome::kSuccess), "success");
   EXPECT_EQ(OutcomeName(Outcome::kRetryable), "retryable");
   EXPECT_EQ(OutcomeName(Outcome::kPermanent), "permanent");
+  EXPECT_EQ(OutcomeName(Outcome::kSkipped), "skipped");
+  for (Outcome o :
+       {Outcome::kSuccess, Outcome::kRetryable, Outcome::kPermanent, Outcome::kSkipped}) {
+    EXPECT_EQ(ParseOutcome(OutcomeName(o)), o);
+  }
+  EXPECT_EQ(ParseOutcome("skip"), std::nullopt);
 }
 
 }  // namespace

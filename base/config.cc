@@ -339,6 +339,28 @@ Result<Config> LoadConfig(const EnvLookup& env) {
     config.public_url = std::move(*url);
   }
 
+  if (std::optional<std::string> v = get("WEBHOOKD_CIRCUIT_THRESHOLD")) {
+    std::optional<int64_t> n = ParseBoundedInt(*v, 1, 1000000);
+    if (!n) return Bad("WEBHOOKD_CIRCUIT_THRESHOLD", "an integer in 1..1000000", *v);
+    config.circuit_threshold = static_cast<int>(*n);
+  }
+
+  if (std::optional<std::string> v = get("WEBHOOKD_CIRCUIT_COOLDOWN")) {
+    // The cooldown doubles after each failed probe up to an hour: a longer first one
+    // could never double.
+    Result<Duration> d = ParseDuration(*v);
+    if (!d || *d <= Duration::zero() || *d > std::chrono::hours(1)) {
+      return Bad("WEBHOOKD_CIRCUIT_COOLDOWN", "a duration above zero and at most 1h like 30s", *v);
+    }
+    config.circuit_cooldown = *d;
+  }
+
+  if (std::optional<std::string> v = get("WEBHOOKD_DISABLE_AFTER")) {
+    Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
+    if (!d) return Bad("WEBHOOKD_DISABLE_AFTER", "a duration like 120h, or 0 for never", *v);
+    config.disable_after = *d;
+  }
+
   if (std::optional<std::string> v = get("WEBHOOKD_LOG_LEVEL")) {
     Result<LogLevel> level = ParseLogLevel(*v);
     if (!level) return Bad("WEBHOOKD_LOG_LEVEL", "debug, info, warn or error", *v);

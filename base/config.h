@@ -45,6 +45,9 @@ struct Config {
   Duration retention = std::chrono::hours(24 * 30);
   // How long a rotated-out secret keeps signing unless the rotation says otherwise.
   Duration secret_grace = std::chrono::hours(24);
+  int circuit_threshold = 10;
+  Duration circuit_cooldown = std::chrono::seconds(30);  // at most 1h
+  Duration disable_after = std::chrono::hours(24 * 5);   // zero: never
 };
 
 // Looks an environment variable up; nullopt when unset.

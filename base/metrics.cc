@@ -10,6 +10,7 @@ namespace {
 constexpr int kCodes = 500;  // 100..599
 constexpr std::array<std::string_view, 3> kOutcomes = {"success", "retryable", "permanent"};
 constexpr std::array<std::string_view, 2> kReasons = {"exhausted", "permanent_failure"};
+constexpr std::array<std::string_view, 3> kCircuitStates = {"closed", "open", "half_open"};
 
 std::string FormatValue(double v) {
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
@@ -169,6 +170,18 @@ std::string Metrics::Render(const Gauges& gauges) const {
   for (size_t i = 0; i < kReasons.size(); ++i) {
     w.Sample("webhookd_dead_letters_total", {{"reason", kReasons[i]}}, dead_letters[i].value());
   }
+  w.Header("webhookd_attempts_skipped_total", "counter",
+           "Attempts recorded as skipped, not sent, because the destination's circuit was open.");
+  w.Sample("webhookd_attempts_skipped_total", {}, attempts_skipped.value());
+  w.Header("webhookd_rate_limited_total", "counter",
+           "Claims that held a destination's due deliveries back for its rate limit.");
+  w.Sample("webhookd_rate_limited_total", {}, rate_limited.value());
+  w.Header("webhookd_circuit_transitions_total", "counter",
+           "Destination circuits moved by this process, by the state entered.");
+  for (size_t i = 0; i < kCircuitStates.size(); ++i) {
+    w.Sample("webhookd_circuit_transitions_total", {{"to", kCircuitStates[i]}},
+             circuit_transitions[i].value());
+  }
   w.Header("webhookd_replays_total", "counter", "Dead letters replayed.");
   w.Sample("webhookd_replays_total", {}, replays.value());
   w.Header("webhookd_purged_events_total", "counter",
@@ -186,6 +199,9 @@ std::string Metrics::Render(const Gauges& gauges) const {
            "Unfinished deliveries created more than 24 hours ago.");
   w.Sample("webhookd_deliveries_retrying_over_24h", {},
            static_cast<double>(gauges.retrying_over_24h));
+  w.Header("webhookd_destinations_circuit_open", "gauge",
+           "Enabled destinations whose circuit is open or half-open.");
+  w.Sample("webhookd_destinations_circuit_open", {}, static_cast<double>(gauges.circuits_open));
   w.Header("webhookd_http_requests_total", "counter",
            "HTTP requests answered, by route and status.");
   for (int r = 0; r < kMaxRoutes; ++r) {

@@ -71,6 +71,11 @@ class Metrics {
   Counter purged_events;                // deleted by retention
   std::array<Counter, 3> attempts;      // by Outcome: success, retryable, permanent
   std::array<Counter, 2> dead_letters;  // by DeadLetterReason: exhausted, permanent_failure
+  Counter attempts_skipped;             // not sent: the destination's circuit was open
+  Counter rate_limited;                 // claims that held a destination back for its rate limit
+  // Circuits this process moved, by the state entered (CircuitState: closed, open,
+  // half_open).
+  std::array<Counter, 3> circuit_transitions;
   Histogram attempt_duration;
   Histogram delivery_latency;
 
@@ -81,6 +86,7 @@ class Metrics {
     int64_t pending = 0;
     int64_t retrying_over_24h = 0;
     int64_t in_flight = 0;
+    int64_t circuits_open = 0;  // enabled destinations whose circuit is open or half-open
   };
   std::string Render(const Gauges& gauges) const;
 

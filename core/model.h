@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "core/circuit_breaker.h"
 #include "core/outcome.h"
 #include "core/role.h"
 
@@ -24,6 +25,22 @@ struct Scope {
   static Scope Tenant(std::string tenant_id) { return Scope{std::move(tenant_id)}; }
 };
 
+// Why a destination is disabled: by the API, by a 410 Gone, or by failing for longer than
+// WEBHOOKD_DISABLE_AFTER.
+enum class DisabledReason { kManual, kGone, kFailing };
+std::string_view DisabledReasonName(DisabledReason reason);
+std::optional<DisabledReason> ParseDisabledReason(std::string_view name);
+
+// How a destination is doing, as the API shows it (the rules: core/circuit_breaker.h,
+// core/concurrency_limit.h).
+struct DestinationHealth {
+  CircuitState circuit = CircuitState::kClosed;  // half-open from next_probe_at on
+  int consecutive_failures = 0;
+  std::optional<Timestamp> failing_since;
+  std::optional<Timestamp> next_probe_at;
+  std::optional<int> effective_max_in_flight;  // nullopt: max_in_flight
+};
+
 struct Destination {
   int64_t id = 0;
   std::string url;
@@ -32,7 +49,10 @@ struct Destination {
   std::string secret;
   Headers headers;
   bool enabled = true;
-  std::optional<int> max_in_flight;  // nullopt: the configured default
+  std::optional<int> max_in_flight;               // nullopt: the configured default
+  std::optional<int> rate_limit;                  // attempts started per second; nullopt: no limit
+  std::optional<DisabledReason> disabled_reason;  // set while disabled
+  DestinationHealth health;
   Timestamp created_at;
   Timestamp updated_at;
   std::optional<std::string> tenant_id = std::nullopt;  // set at creation, never changed
@@ -50,6 +70,7 @@ struct DestinationFields {
   // A tenant_id can only be set at creation; a patch that names one must name the
   // destination's own (nullopt inside: none), or it is refused.
   std::optional<std::optional<std::string>> tenant_id = std::nullopt;
+  std::optional<std::optional<int>> rate_limit;  // set to nullopt: no limit
 };
 
 struct NewEvent {
@@ -203,6 +224,13 @@ struct TenantListing {
   std::optional<std::string> next_after_id;  // nullopt: this was the last page
 };
 
+// What the claim hands a worker a delivery for (see migrations/0007_protection.sql).
+enum class ClaimKind {
+  kSend,   // an ordinary attempt
+  kProbe,  // the one attempt through a half-open circuit
+  kSkip,   // the circuit is open: record a skipped attempt, send nothing
+};
+
 // A delivery a worker holds, with everything needed to send it.
 struct ClaimedDelivery {
   int64_t delivery_id = 0;
@@ -220,6 +248,13 @@ struct ClaimedDelivery {
   int attempt_count = 0;   // attempts made before this one, all cycles
   int cycle_attempts = 0;  // attempts made before this one, this cycle
   Timestamp created_at;    // of the delivery, for the latency histogram
+  ClaimKind kind = ClaimKind::kSend;
+};
+
+struct ClaimedBatch {
+  std::vector<ClaimedDelivery> deliveries;
+  // Destinations whose due deliveries this claim held back for their rate limit.
+  int rate_limited = 0;
 };
 
 // The result of one attempt and the delivery's next state, written together.
@@ -239,13 +274,30 @@ struct AttemptRecord {
   Duration wait{0};                                       // pending: due this long after the write
   std::optional<DeadLetterReason> dead_letter_reason;
   bool disable_destination = false;
+  bool probe = false;             // claimed as ClaimKind::kProbe
+  double jitter = 0;              // uniform in [0, 1): jitters a probe time this record sets
   Timestamp delivery_created_at;  // for the ingest-to-success latency
+};
+
+// What the outcome statement needs to keep each destination's protection.
+struct ProtectionSettings {
+  CircuitSettings circuit;
+  Duration disable_after = std::chrono::hours(24 * 5);  // zero: never
+  int default_max_in_flight = 16;
+};
+
+// What writing a batch of outcomes did.
+struct RecordedOutcomes {
+  std::vector<int64_t> applied;  // the delivery ids whose records were applied
+  int circuits_opened = 0;       // closed or half-open -> open
+  int circuits_closed = 0;       // half-open -> closed
 };
 
 struct DeliveryGauges {
   int64_t pending = 0;
   int64_t in_flight = 0;
   int64_t retrying_over_24h = 0;  // unfinished and created more than 24 h ago
+  int64_t circuits_open = 0;      // enabled destinations whose circuit is open or half-open
 };
 
 // The health figures of docs/api.md over a window; rates are fractions in [0, 1], and 0

@@ -12,6 +12,7 @@ inline constexpr size_t kMaxDescriptionLength = 1024;
 inline constexpr size_t kMaxEventTypeFilters = 256;
 inline constexpr size_t kMaxCustomHeaders = 32;
 inline constexpr int kMaxMaxInFlight = 10000;
+inline constexpr int kMaxRateLimit = 100000;
 // Deeper JSON is refused before parsing: it has no use in a webhook and recursion over
 // it is how a small body exhausts a stack.
 inline constexpr int kMaxJsonDepth = 64;

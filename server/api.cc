@@ -128,6 +128,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.headers = fields->headers.value_or(Headers{});
   d.enabled = fields->enabled.value_or(true);
   d.max_in_flight = fields->max_in_flight.value_or(std::nullopt);
+  d.rate_limit = fields->rate_limit.value_or(std::nullopt);
   auto created = stores_.destinations.CreateDestination(d);
   if (!created) return std::unexpected(created.error());
   return JsonReply(201, DestinationJson(*created, config_.destination_max_in_flight, true));

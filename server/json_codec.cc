@@ -1,5 +1,6 @@
 #include "server/json_codec.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/ids.h"
@@ -147,6 +148,16 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
       out.max_in_flight = std::optional<int>(it->get<int>());
     }
   }
+  if (auto it = body.find("rate_limit"); it != body.end()) {
+    if (it->is_null()) {
+      out.rate_limit = std::optional<int>();
+    } else if (!it->is_number_integer() || it->get<int64_t>() < 1 ||
+               it->get<int64_t>() > kMaxRateLimit) {
+      errors.push_back({"rate_limit", "must be an integer from 1 to 100000"});
+    } else {
+      out.rate_limit = std::optional<int>(it->get<int>());
+    }
+  }
   if (!errors.empty()) return Invalid(std::move(errors));
   return out;
 }
@@ -221,13 +232,26 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret) {
   Json headers = Json::object();
   for (const auto& [name, value] : d.headers) headers[name] = value;
+  const int max_in_flight = d.max_in_flight.value_or(default_max_in_flight);
+  const DestinationHealth& h = d.health;
+  Json health = {
+      {"circuit", CircuitStateName(h.circuit)},
+      {"consecutive_failures", h.consecutive_failures},
+      {"failing_since", Time(h.failing_since)},
+      {"next_probe_at", h.circuit == CircuitState::kClosed ? Json(nullptr) : Time(h.next_probe_at)},
+      {"effective_max_in_flight",
+       std::min(h.effective_max_in_flight.value_or(max_in_flight), max_in_flight)}};
   Json j = {{"id", FormatId(kDestinationPrefix, d.id)},
             {"url", d.url},
             {"description", d.description},
             {"event_types", d.event_types},
             {"headers", std::move(headers)},
             {"enabled", d.enabled},
-            {"max_in_flight", d.max_in_flight.value_or(default_max_in_flight)},
+            {"max_in_flight", max_in_flight},
+            {"rate_limit", OrNull(d.rate_limit)},
+            {"disabled_reason",
+             d.disabled_reason ? Json(DisabledReasonName(*d.disabled_reason)) : Json(nullptr)},
+            {"health", std::move(health)},
             {"created_at", FormatRfc3339(d.created_at)},
             {"updated_at", FormatRfc3339(d.updated_at)},
             {"tenant_id", OrNull(d.tenant_id)}};

@@ -27,14 +27,17 @@ class DeliveryQueue {
  public:
   virtual ~DeliveryQueue() = default;
   // Claims up to `limit` due deliveries of enabled destinations, honouring each
-  // destination's in-flight cap across all workers (`default_cap` where it has none),
-  // and commits; no other worker gets them until `lease` has passed. Every later change
-  // to a claimed delivery must present the claim's token.
-  virtual Result<std::vector<ClaimedDelivery>> ClaimDue(int limit, Duration lease,
-                                                        int default_cap) = 0;
-  // Writes attempts and next states in one transaction; a record whose claim token no
-  // longer matches changes nothing. Returns the delivery ids of the records applied.
-  virtual Result<std::vector<int64_t>> RecordOutcomes(std::span<const AttemptRecord> records) = 0;
+  // destination's protection across all workers: its effective in-flight cap
+  // (`default_cap` where it has no max_in_flight), its rate limit and its circuit (an
+  // open circuit's deliveries come as kSkip, a probe as kProbe). Commits; no other worker
+  // gets them until `lease` has passed. Every later change to a claimed delivery must
+  // present the claim's token.
+  virtual Result<ClaimedBatch> ClaimDue(int limit, Duration lease, int default_cap) = 0;
+  // Writes attempts and next states in one transaction, with the destinations' protection
+  // state and the operational events it causes; a record whose claim token no longer
+  // matches changes nothing.
+  virtual Result<RecordedOutcomes> RecordOutcomes(std::span<const AttemptRecord> records,
+                                                  const ProtectionSettings& protection) = 0;
   // Hands claimed-but-unsent deliveries back, due now, with no attempt used.
   virtual Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) = 0;
   // Makes deliveries whose lease ran out pending again. Returns how many.

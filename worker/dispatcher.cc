@@ -38,7 +38,11 @@ std::string DeliveryBody(const ClaimedDelivery& d) {
 
 void Dispatcher::Observe(const AttemptRecord& r, Timestamp now) {
   if (metrics_ == nullptr) return;
-  metrics_->attempts[static_cast<int>(r.outcome)].Inc();
+  if (r.outcome == Outcome::kSkipped) {
+    metrics_->attempts_skipped.Inc();
+  } else {
+    metrics_->attempts[static_cast<int>(r.outcome)].Inc();
+  }
   if (r.next_status == DeliveryStatus::kSucceeded) {
     metrics_->deliveries_succeeded.Inc();
     metrics_->delivery_latency.Observe(Seconds(now - r.delivery_created_at));
@@ -58,7 +62,9 @@ Dispatcher::Dispatcher(DeliveryQueue& queue, Sender& sender, Clock& clock, Rando
       random_(random),
       policy_(policy),
       options_(options),
-      metrics_(metrics) {}
+      metrics_(metrics) {
+  options_.protection.default_max_in_flight = options_.default_max_in_flight;
+}
 
 Dispatcher::~Dispatcher() {
   Stop();
@@ -134,12 +140,33 @@ void Dispatcher::Run() {
         continue;
       }
       delay = kFirstBackoff;
-      got = static_cast<int>(claimed->size());
-      if (got > 0) {
-        in_flight_ += got;
+      got = static_cast<int>(claimed->deliveries.size());
+      if (metrics_ != nullptr) metrics_->rate_limited.Inc(claimed->rate_limited);
+      // Skips send nothing: they go straight to the recorders, taking no sender.
+      std::vector<AttemptRecord> skipped;
+      std::vector<Job> jobs;
+      for (auto& d : claimed->deliveries) {
+        if (d.kind == ClaimKind::kSkip) {
+          skipped.push_back(Skip(d));
+        } else {
+          if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
+            metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
+          }
+          jobs.push_back(Job{std::move(d)});
+        }
+      }
+      if (!skipped.empty()) {
+        {
+          std::lock_guard lock(records_mu_);
+          for (auto& r : skipped) records_.push_back(std::move(r));
+        }
+        records_cv_.notify_one();
+      }
+      if (!jobs.empty()) {
+        in_flight_ += static_cast<int>(jobs.size());
         {
           std::lock_guard lock(jobs_mu_);
-          for (auto& d : *claimed) jobs_.push_back(Job{std::move(d)});
+          for (auto& job : jobs) jobs_.push_back(std::move(job));
         }
         jobs_cv_.notify_all();
       }
@@ -257,6 +284,9 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
   rec.error = sent.error;
   rec.response_body = SanitizeUtf8(sent.body);
   rec.outcome = result.outcome;
+  rec.probe = d.kind == ClaimKind::kProbe;
+  // Only a failure can set a probe time: a success draws nothing.
+  if (rec.outcome != Outcome::kSuccess) rec.jitter = random_.Unit();
   rec.delivery_created_at = d.created_at;
   switch (decision.kind) {
     case Decision::Kind::kSucceed:
@@ -290,6 +320,31 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
   records_cv_.notify_one();
 }
 
+AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {
+  AttemptRecord rec;
+  rec.delivery_id = d.delivery_id;
+  rec.claim_token = d.claim_token;
+  rec.destination_id = d.destination_id;
+  rec.event_id = d.event_id;
+  rec.attempt_number = d.attempt_count + 1;
+  rec.started_at = clock_.Now();
+  rec.error = "circuit open";
+  rec.jitter = random_.Unit();
+  rec.outcome = Outcome::kSkipped;
+  rec.delivery_created_at = d.created_at;
+  AttemptResult result;
+  result.outcome = Outcome::kSkipped;
+  const Decision decision = policy_.Next(d.cycle_attempts + 1, result, random_);
+  if (decision.kind == Decision::Kind::kDeadLetter) {
+    rec.next_status = DeliveryStatus::kDeadLettered;
+    rec.dead_letter_reason = decision.reason;
+  } else {
+    rec.next_status = DeliveryStatus::kPending;
+    rec.wait = decision.wait;
+  }
+  return rec;
+}
+
 void Dispatcher::RecordLoop() {
   std::vector<AttemptRecord> batch;
   Duration delay = kFirstBackoff;
@@ -309,7 +364,7 @@ void Dispatcher::RecordLoop() {
       records_.erase(records_.begin(), records_.begin() + take);
     }
     if (batch.empty()) continue;
-    auto written = queue_.RecordOutcomes(batch);
+    auto written = queue_.RecordOutcomes(batch, options_.protection);
     if (!written) {
       // Keep the outcomes and retry: a lease that runs out meanwhile makes them stale
       // (the claim token no longer matches) and the delivery is simply sent again.
@@ -324,8 +379,18 @@ void Dispatcher::RecordLoop() {
       continue;
     }
     delay = kFirstBackoff;
+    if (written->circuits_opened > 0 || written->circuits_closed > 0) {
+      Log(LogLevel::kInfo, "circuits changed",
+          {{"opened", written->circuits_opened}, {"closed", written->circuits_closed}});
+      if (metrics_ != nullptr) {
+        metrics_->circuit_transitions[static_cast<int>(CircuitState::kOpen)].Inc(
+            written->circuits_opened);
+        metrics_->circuit_transitions[static_cast<int>(CircuitState::kClosed)].Inc(
+            written->circuits_closed);
+      }
+    }
     // Stale records (a lost lease) changed nothing and are not counted.
-    const std::unordered_set<int64_t> applied(written->begin(), written->end());
+    const std::unordered_set<int64_t> applied(written->applied.begin(), written->applied.end());
     const Timestamp now = clock_.Now();
     bool retries = false;
     for (const AttemptRecord& r : batch) {

@@ -34,6 +34,9 @@ class Dispatcher {
     // Outcome writers: a delivery counts against its destination's cap until its outcome
     // is written, so a second writer keeps a slow commit from holding every cap full.
     int recorders = 2;
+    // The circuit breaker and auto-disabling; its default_max_in_flight is taken from
+    // default_max_in_flight above.
+    ProtectionSettings protection;
   };
 
   // Borrows every argument; each must outlive the Dispatcher. `metrics` may be null.
@@ -59,6 +62,9 @@ class Dispatcher {
   void SendLoop();
   void RecordLoop();
   void Deliver(const ClaimedDelivery& d);
+  // An open circuit's due delivery: nothing is sent; it is recorded as skipped and
+  // rescheduled as a retryable failure would be.
+  AttemptRecord Skip(const ClaimedDelivery& d);
   void Wake();
   void Backoff(Duration& delay);
   void Observe(const AttemptRecord& r, Timestamp now);

@@ -52,7 +52,8 @@ Environment: DATABASE_URL, WEBHOOKD_ADDR, WEBHOOKD_WORKER_ADDR,
 WEBHOOKD_BOOTSTRAP_ADMIN_KEY, WEBHOOKD_RETRY_SCHEDULE, WEBHOOKD_RETRY_JITTER,
 WEBHOOKD_WORKER_CONCURRENCY, WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_CONNECT_TIMEOUT,
 WEBHOOKD_ATTEMPT_TIMEOUT, WEBHOOKD_LEASE, WEBHOOKD_MAX_PAYLOAD_BYTES,
-WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL, WEBHOOKD_PUBLIC_URL.
+WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL, WEBHOOKD_PUBLIC_URL,
+WEBHOOKD_CIRCUIT_THRESHOLD, WEBHOOKD_CIRCUIT_COOLDOWN, WEBHOOKD_DISABLE_AFTER.
 )";
 
 // Blocks SIGTERM and SIGINT in every thread made after this, so one thread can wait for
@@ -76,7 +77,7 @@ class CachedGauges {
     const auto now = std::chrono::steady_clock::now();
     if (now - fetched_ >= std::chrono::seconds(5)) {
       if (auto g = store_.CountDeliveries()) {
-        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight};
+        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight, g->circuits_open};
         fetched_ = now;
       }
     }
@@ -195,6 +196,8 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     options.claim_batch = std::min(config->worker_concurrency, 128);
     options.lease = config->lease;
     options.default_max_in_flight = config->destination_max_in_flight;
+    options.protection.circuit = {config->circuit_threshold, config->circuit_cooldown};
+    options.protection.disable_after = config->disable_after;
     dispatcher =
         std::make_unique<Dispatcher>(store, *sender, clock, random, policy, options, &metrics);
   }

@@ -183,7 +183,8 @@ Result<Destination> PgStore::CreateDestination(const Destination& d) {
                       .Add(HeadersJson(d.headers))
                       .Add(d.enabled)
                       .Add(d.max_in_flight)
-                      .Add(d.tenant_id));
+                      .Add(d.tenant_id)
+                      .Add(d.rate_limit));
     tx.commit();
     return ToDestination(r[0]);
   });
@@ -242,6 +243,12 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     params.Add(scope.tenant_id).Add(f.tenant_id.has_value());
     if (f.tenant_id) {
       params.Add(*f.tenant_id);
+    } else {
+      params.AddNull();
+    }
+    params.Add(f.rate_limit.has_value());
+    if (f.rate_limit) {
+      params.Add(*f.rate_limit);
     } else {
       params.AddNull();
     }
@@ -462,26 +469,31 @@ Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id, const Sc
   });
 }
 
-Result<std::vector<ClaimedDelivery>> PgStore::ClaimDue(int limit, Duration lease, int default_cap) {
-  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::vector<ClaimedDelivery>> {
+Result<ClaimedBatch> PgStore::ClaimDue(int limit, Duration lease, int default_cap) {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<ClaimedBatch> {
     pqxx::nontransaction tx(c);  // the function is the whole transaction
     const int64_t token = NewClaimToken();
     auto rows = Exec(
         tx, sql::kClaimDue,
         Params().Add(limit).Add(static_cast<int64_t>(lease.count())).Add(token).Add(default_cap));
-    std::vector<ClaimedDelivery> claimed;
-    claimed.reserve(rows.size());
+    ClaimedBatch batch;
+    batch.deliveries.reserve(rows.size());
     for (const auto& r : rows) {
-      claimed.push_back(ToClaimed(r, token));
+      if (r[0].is_null()) {
+        ++batch.rate_limited;  // a 'held' row: no delivery
+        continue;
+      }
+      batch.deliveries.push_back(ToClaimed(r, token));
     }
-    return claimed;
+    return batch;
   });
 }
 
-Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptRecord> records) {
-  if (records.empty()) return std::vector<int64_t>{};
+Result<RecordedOutcomes> PgStore::RecordOutcomes(std::span<const AttemptRecord> records,
+                                                 const ProtectionSettings& protection) {
+  if (records.empty()) return RecordedOutcomes{};
   ArrayLiteral ids, tokens, numbers, started, durations, codes, errors, bodies, outcomes, statuses,
-      waits, reasons, disables;
+      waits, reasons, disables, probes, jitters;
   for (const AttemptRecord& r : records) {
     ids.Add(r.delivery_id);
     tokens.Add(r.claim_token);
@@ -504,8 +516,10 @@ Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptReco
       reasons.AddNull();
     }
     disables.Add(r.disable_destination);
+    probes.Add(r.probe);
+    jitters.Add(r.jitter);
   }
-  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<std::vector<int64_t>> {
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<RecordedOutcomes> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
     auto r = Exec(tx, sql::kRecordOutcomes,
                   Params()
@@ -521,11 +535,28 @@ Result<std::vector<int64_t>> PgStore::RecordOutcomes(std::span<const AttemptReco
                       .Add(statuses.Finish())
                       .Add(waits.Finish())
                       .Add(reasons.Finish())
-                      .Add(disables.Finish()));
-    std::vector<int64_t> applied;
-    applied.reserve(r.size());
-    for (const auto& row : r) applied.push_back(row[0].as<int64_t>());
-    return applied;
+                      .Add(disables.Finish())
+                      .Add(probes.Finish())
+                      .Add(protection.circuit.threshold)
+                      .Add(static_cast<int64_t>(protection.circuit.cooldown.count()))
+                      .Add(static_cast<int64_t>(CircuitBreaker::kMaxCooldown.count()))
+                      .Add(std::to_string(CircuitBreaker::kJitter))
+                      .Add(static_cast<int64_t>(protection.disable_after.count()))
+                      .Add(protection.default_max_in_flight)
+                      .Add(kWakeupChannel)
+                      .Add(jitters.Finish()));
+    RecordedOutcomes recorded;
+    recorded.applied.reserve(r.size());
+    for (const auto& row : r) {
+      if (!row[0].is_null()) {
+        recorded.applied.push_back(row[0].as<int64_t>());
+      } else if (std::string_view(row[1].c_str()) == "open") {
+        ++recorded.circuits_opened;
+      } else if (std::string_view(row[1].c_str()) == "closed") {
+        ++recorded.circuits_closed;
+      }
+    }
+    return recorded;
   });
 }
 
@@ -573,7 +604,8 @@ Result<DeliveryGauges> PgStore::CountDeliveries() {
   return Run([&](pqxx::connection& c) -> Result<DeliveryGauges> {
     pqxx::nontransaction tx(c);
     auto r = Exec(tx, sql::kCountDeliveries);
-    return DeliveryGauges{r[0][0].as<int64_t>(), r[0][1].as<int64_t>(), r[0][2].as<int64_t>()};
+    return DeliveryGauges{r[0][0].as<int64_t>(), r[0][1].as<int64_t>(), r[0][2].as<int64_t>(),
+                          r[0][3].as<int64_t>()};
   });
 }
 

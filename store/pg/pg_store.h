@@ -51,9 +51,9 @@ class PgStore final : public Store {
   Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page,
                                            const Scope& scope) override;
   Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id, const Scope& scope) override;
-  Result<std::vector<ClaimedDelivery>> ClaimDue(int limit, Duration lease,
-                                                int default_cap) override;
-  Result<std::vector<int64_t>> RecordOutcomes(std::span<const AttemptRecord> records) override;
+  Result<ClaimedBatch> ClaimDue(int limit, Duration lease, int default_cap) override;
+  Result<RecordedOutcomes> RecordOutcomes(std::span<const AttemptRecord> records,
+                                          const ProtectionSettings& protection) override;
   Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) override;
   Result<int> RequeueExpiredLeases() override;
   Result<std::optional<Timestamp>> NextDueAt() override;

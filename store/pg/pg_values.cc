@@ -1,5 +1,6 @@
 #include "store/pg/pg_values.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace webhookd::pg {
@@ -34,6 +35,13 @@ void ArrayLiteral::Add(std::string_view element) {
 }
 
 void ArrayLiteral::Add(Timestamp element) { Add(std::string_view(FormatRfc3339(element))); }
+
+void ArrayLiteral::Add(double element) {
+  // %.17g round-trips a double exactly, so a test can predict what SQL computes from it.
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", element);
+  AddRaw(buf);
+}
 
 Timestamp ToTimestamp(const pqxx::field& field) {
   // PostgreSQL writes "2026-11-21 12:34:56.123456+00" in the UTC session zone.

@@ -41,6 +41,7 @@ class ArrayLiteral {
   void Add(std::string_view element);
   void Add(int64_t element) { AddRaw(std::to_string(element)); }
   void Add(bool element) { AddRaw(element ? "t" : "f"); }
+  void Add(double element);
   void Add(Timestamp element);
   void AddNull() { AddRaw("NULL"); }
   template <typename T>

@@ -32,6 +32,13 @@ Destination ToDestination(const pqxx::row& r) {
   d.created_at = ToTimestamp(r[8]);
   d.updated_at = ToTimestamp(r[9]);
   d.tenant_id = ToOptionalString(r[10]);
+  d.rate_limit = ToOptionalInt(r[11]);
+  if (!r[12].is_null()) d.disabled_reason = ParseDisabledReason(r[12].c_str());
+  d.health.circuit = ParseCircuitState(r[13].c_str()).value_or(CircuitState::kClosed);
+  d.health.consecutive_failures = r[14].as<int>();
+  d.health.failing_since = ToOptionalTimestamp(r[15]);
+  d.health.next_probe_at = ToOptionalTimestamp(r[16]);
+  d.health.effective_max_in_flight = ToOptionalInt(r[17]);
   return d;
 }
 
@@ -107,6 +114,10 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
   d.attempt_count = r[9].as<int>();
   d.cycle_attempts = r[10].as<int>();
   d.created_at = ToTimestamp(r[11]);
+  const std::string_view kind = r[12].c_str();
+  d.kind = kind == "probe"  ? ClaimKind::kProbe
+           : kind == "skip" ? ClaimKind::kSkip
+                            : ClaimKind::kSend;
   return d;
 }
 

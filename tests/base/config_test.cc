@@ -43,6 +43,9 @@ TEST(ConfigTest, DefaultsMatchTheContract) {
   EXPECT_EQ(c.max_payload_bytes, 262144u);
   EXPECT_FALSE(c.allow_private_destinations);
   EXPECT_EQ(c.log_level, LogLevel::kInfo);
+  EXPECT_EQ(c.circuit_threshold, 10);
+  EXPECT_EQ(c.circuit_cooldown, 30s);
+  EXPECT_EQ(c.disable_after, 5 * 24h);
 }
 
 TEST(ConfigTest, ReadsEveryVariable) {
@@ -61,6 +64,9 @@ TEST(ConfigTest, ReadsEveryVariable) {
                                   {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1024"},
                                   {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
                                   {"WEBHOOKD_LOG_LEVEL", "debug"},
+                                  {"WEBHOOKD_CIRCUIT_THRESHOLD", "3"},
+                                  {"WEBHOOKD_CIRCUIT_COOLDOWN", "1h"},
+                                  {"WEBHOOKD_DISABLE_AFTER", "90s"},
                               }))
                        .value();
   EXPECT_EQ(c.database_url, "postgresql://u:p@db/webhookd");
@@ -80,6 +86,16 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.max_payload_bytes, 1024u);
   EXPECT_TRUE(c.allow_private_destinations);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
+  EXPECT_EQ(c.circuit_threshold, 3);
+  EXPECT_EQ(c.circuit_cooldown, 1h);
+  EXPECT_EQ(c.disable_after, 90s);
+}
+
+TEST(ConfigTest, DisableAfterZeroMeansNever) {
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_DISABLE_AFTER", "0"}})).value().disable_after,
+            Duration::zero());
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_DISABLE_AFTER", "0s"}})).value().disable_after,
+            Duration::zero());
 }
 
 TEST(ConfigTest, RetentionIsThirtyDaysZeroForeverOrADuration) {
@@ -222,6 +238,14 @@ TEST(ConfigTest, RefusesBadValuesNamingTheVariableAndEchoingTheValue) {
       {"WEBHOOKD_MAX_PAYLOAD_BYTES", "67108865"},
       {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "yes"},
       {"WEBHOOKD_LOG_LEVEL", "verbose"},
+      {"WEBHOOKD_CIRCUIT_THRESHOLD", "0"},
+      {"WEBHOOKD_CIRCUIT_THRESHOLD", "ten"},
+      {"WEBHOOKD_CIRCUIT_COOLDOWN", "0s"},
+      {"WEBHOOKD_CIRCUIT_COOLDOWN", "61m"},
+      {"WEBHOOKD_CIRCUIT_COOLDOWN", "30"},
+      {"WEBHOOKD_DISABLE_AFTER", "-1s"},
+      {"WEBHOOKD_DISABLE_AFTER", "00"},
+      {"WEBHOOKD_DISABLE_AFTER", "soon"},
   };
   for (const BadCase& c : cases) {
     const Error e = Refused({{c.name, c.value}});

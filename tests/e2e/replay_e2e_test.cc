@@ -29,7 +29,10 @@ class ReplayE2eTest : public ::testing::Test {
       : webhookd_(db_.url(), "all",
                   {{"WEBHOOKD_RETRY_SCHEDULE", "100ms,100ms,100ms,100ms"},
                    {"WEBHOOKD_ATTEMPT_TIMEOUT", "2s"},
-                   {"WEBHOOKD_LEASE", "5s"}}) {}
+                   {"WEBHOOKD_LEASE", "5s"},
+                   // These tests count every attempt: the breaker (protection_e2e_test)
+                   // would turn the replayed ones into skips.
+                   {"WEBHOOKD_CIRCUIT_THRESHOLD", "1000"}}) {}
 
   Json Call(const std::string& method, const std::string& path, const Json& body = nullptr,
             int want = 200) {

@@ -70,13 +70,15 @@ class PgTest : public ::testing::Test {
                                      int default_cap = 16) {
     auto r = store_.ClaimDue(limit, lease, default_cap);
     EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : std::vector<ClaimedDelivery>{};
+    return r ? r->deliveries : std::vector<ClaimedDelivery>{};
   }
 
-  std::vector<int64_t> Record(std::vector<AttemptRecord> records) {
-    auto r = store_.RecordOutcomes(records);
+  // Returns the delivery ids of the records applied.
+  std::vector<int64_t> Record(std::vector<AttemptRecord> records,
+                              const ProtectionSettings& protection = {}) {
+    auto r = store_.RecordOutcomes(records, protection);
     EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : std::vector<int64_t>{};
+    return r ? r->applied : std::vector<int64_t>{};
   }
 
   TestDatabase db_;

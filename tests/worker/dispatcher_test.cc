@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "base/metrics.h"
 #include "core/ids.h"
 #include "core/signing.h"
 #include "tests/testing/fakes.h"
@@ -50,6 +51,9 @@ class FakeQueue final : public DeliveryQueue {
   int default_cap = 0;
   std::function<void()> on_claim;  // runs inside ClaimDue, before it answers
   int64_t next_token = 1000;
+  int rate_limited_per_claim = 0;
+  ProtectionSettings protection;  // as last passed to RecordOutcomes
+  RecordedOutcomes transitions;   // added to every RecordOutcomes answer
 
   void Add(ClaimedDelivery d) {
     std::lock_guard lock(mu);
@@ -60,8 +64,9 @@ class FakeQueue final : public DeliveryQueue {
     return cv.wait_for(lock, timeout, [&] { return records.size() >= n; });
   }
 
-  Result<std::vector<ClaimedDelivery>> ClaimDue(int limit, Duration l, int cap) override {
-    std::vector<ClaimedDelivery> out;
+  Result<ClaimedBatch> ClaimDue(int limit, Duration l, int cap) override {
+    ClaimedBatch batch;
+    std::vector<ClaimedDelivery>& out = batch.deliveries;
     {
       std::lock_guard lock(mu);
       claim_limits.push_back(limit);
@@ -76,12 +81,16 @@ class FakeQueue final : public DeliveryQueue {
       }
     }
     if (!out.empty() && on_claim) on_claim();
-    return out;
+    batch.rate_limited = rate_limited_per_claim;
+    return batch;
   }
-  Result<std::vector<int64_t>> RecordOutcomes(std::span<const AttemptRecord> batch) override {
-    std::vector<int64_t> applied;
+  Result<RecordedOutcomes> RecordOutcomes(std::span<const AttemptRecord> batch,
+                                          const ProtectionSettings& settings) override {
+    RecordedOutcomes recorded = transitions;
+    std::vector<int64_t>& applied = recorded.applied;
     {
       std::lock_guard lock(mu);
+      protection = settings;
       for (const AttemptRecord& r : batch) {
         records.push_back(r);
         applied.push_back(r.delivery_id);
@@ -96,7 +105,7 @@ class FakeQueue final : public DeliveryQueue {
       }
     }
     cv.notify_all();
-    return applied;
+    return recorded;
   }
   Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) override {
     std::lock_guard lock(mu);
@@ -240,6 +249,7 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
   EXPECT_FALSE(first.dead_letter_reason.has_value());
   EXPECT_FALSE(first.disable_destination);
   EXPECT_EQ(first.started_at, clock.Now());
+  EXPECT_EQ(first.jitter, 0.25);  // the probe-time draw, should this failure open a circuit
 
   const AttemptRecord& second = store.records[1];
   EXPECT_EQ(second.claim_token, store.claimed[1].claim_token);
@@ -249,7 +259,9 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
   EXPECT_EQ(second.outcome, Outcome::kSuccess);
   EXPECT_EQ(second.next_status, DeliveryStatus::kSucceeded);
   EXPECT_EQ(second.wait, Duration(0));
-  EXPECT_EQ(random.draws(), 1u);  // a success draws nothing
+  EXPECT_EQ(second.jitter, 0);
+  // The 503 draws its wait and the jitter of a probe time it may set; a success nothing.
+  EXPECT_EQ(random.draws(), 2u);
   EXPECT_EQ(store.lease, Duration(30s));
   EXPECT_EQ(store.default_cap, 3);
   EXPECT_TRUE(store.released.empty());
@@ -475,6 +487,109 @@ TEST(DispatcherTest, StopReleasesClaimedButUnstartedJobs) {
     saw_release = !store.released.empty();
   }
   EXPECT_TRUE(saw_release) << "no round left a claimed job unstarted";
+}
+
+TEST(DispatcherTest, AnOpenCircuitsDeliveryIsRecordedAsSkippedAndNotSent) {
+  FakeQueue store;
+  FakeSender sender;
+  FakeClock clock;
+  FakeRandom random({0.25});
+  Metrics metrics;
+  ClaimedDelivery d = Delivery(1, 4, 0);
+  d.kind = ClaimKind::kSkip;
+  store.Add(d);
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(), &metrics);
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+
+  EXPECT_TRUE(sender.Sent().empty());
+  const AttemptRecord& r = store.records[0];
+  EXPECT_EQ(r.delivery_id, 1);
+  EXPECT_EQ(r.claim_token, store.claimed[0].claim_token);
+  EXPECT_EQ(r.attempt_number, 5);
+  EXPECT_EQ(r.outcome, Outcome::kSkipped);
+  EXPECT_EQ(r.error, "circuit open");
+  EXPECT_FALSE(r.status_code.has_value());
+  EXPECT_FALSE(r.probe);
+  // Scheduled exactly as a retryable failure of the same attempt would be.
+  EXPECT_EQ(r.next_status, DeliveryStatus::kPending);
+  EXPECT_EQ(r.wait, Duration(9s));
+  EXPECT_GE(metrics.attempts_skipped.value(), 1u);
+  EXPECT_EQ(metrics.attempts[static_cast<int>(Outcome::kRetryable)].value(), 0u);
+}
+
+TEST(DispatcherTest, ASkipOfTheCyclesLastAttemptDeadLettersAsExhausted) {
+  FakeQueue store;
+  FakeSender sender;
+  FakeClock clock;
+  FakeRandom random({0.5});
+  ClaimedDelivery d = Delivery(1, 2, 2);  // the third and last attempt of kPolicy
+  d.kind = ClaimKind::kSkip;
+  store.Add(d);
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  std::this_thread::sleep_for(50ms);
+  run.Stop();
+
+  ASSERT_EQ(store.records.size(), 1u);
+  EXPECT_TRUE(sender.Sent().empty());
+  EXPECT_EQ(store.records[0].outcome, Outcome::kSkipped);
+  EXPECT_EQ(store.records[0].next_status, DeliveryStatus::kDeadLettered);
+  EXPECT_EQ(store.records[0].dead_letter_reason, DeadLetterReason::kExhausted);
+}
+
+TEST(DispatcherTest, AProbeIsSentAndItsRecordSaysSo) {
+  FakeQueue store;
+  FakeSender sender({Answer(200)});
+  FakeClock clock;
+  FakeRandom random({0.5});
+  Metrics metrics;
+  ClaimedDelivery probe = Delivery(1);
+  probe.kind = ClaimKind::kProbe;
+  store.Add(probe);
+  store.Add(Delivery(2));
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(), &metrics);
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(2));
+  run.Stop();
+
+  EXPECT_EQ(sender.Sent().size(), 2u);
+  std::map<int64_t, bool> probes;
+  for (const AttemptRecord& r : store.records) probes[r.delivery_id] = r.probe;
+  EXPECT_TRUE(probes[1]);
+  EXPECT_FALSE(probes[2]);
+  EXPECT_EQ(metrics.circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].value(), 1u);
+}
+
+TEST(DispatcherTest, ProtectionSettingsReachTheStoreAndItsTransitionsTheMetrics) {
+  FakeQueue store;
+  FakeSender sender;
+  FakeClock clock;
+  FakeRandom random({0.5});
+  Metrics metrics;
+  store.rate_limited_per_claim = 2;
+  store.transitions.circuits_opened = 1;
+  store.transitions.circuits_closed = 3;
+  store.Add(Delivery(1));
+  Dispatcher::Options options = FastOptions();
+  options.protection.circuit = {7, 90s};
+  options.protection.disable_after = 5min;
+  options.protection.default_max_in_flight = 999;  // the dispatcher's own wins
+  Dispatcher dispatcher(store, sender, clock, random, kPolicy, options, &metrics);
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+
+  std::lock_guard lock(store.mu);
+  EXPECT_EQ(store.protection.circuit.threshold, 7);
+  EXPECT_EQ(store.protection.circuit.cooldown, Duration(90s));
+  EXPECT_EQ(store.protection.disable_after, Duration(5min));
+  EXPECT_EQ(store.protection.default_max_in_flight, 3);
+  EXPECT_GE(metrics.rate_limited.value(), 2u);
+  EXPECT_EQ(metrics.circuit_transitions[static_cast<int>(CircuitState::kOpen)].value(), 1u);
+  EXPECT_EQ(metrics.circuit_transitions[static_cast<int>(CircuitState::kClosed)].value(), 3u);
 }
 
 }  // namespace

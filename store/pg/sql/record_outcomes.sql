@@ -1,12 +1,26 @@
 -- One statement for a whole batch of attempt outcomes; rows whose claim token no longer
 -- matches are left alone and get no attempt row (joined on the token too, so a stale
 -- record of a delivery applied in the same batch gets none either).
+--
+-- The same statement keeps each destination's protection (migrations/0007_protection.sql;
+-- the rules are core/circuit_breaker.h and core/concurrency_limit.h) and publishes the
+-- operational events those changes cause, so an event exists if and only if its change
+-- committed. $14 probe flags; $15 circuit threshold; $16 first cooldown and $17 longest
+-- cooldown, in microseconds; $18 probe jitter (0.2: x[0.8, 1.2]); $19 WEBHOOKD_DISABLE_AFTER
+-- in microseconds (0: never); $20 the default max_in_flight; $21 the wake-up channel;
+-- $22 one uniform draw in [0, 1) per record, from the worker's random source, that jitters
+-- a probe time its record sets.
+-- Returns the applied delivery ids (circuit NULL), then one row per circuit transition
+-- (id NULL, circuit 'open' or 'closed'), then 'notified' when operational events were
+-- fanned out.
 WITH u AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::int[],
                        $6::int[], $7::text[], $8::text[], $9::text[], $10::text[],
-                       $11::bigint[], $12::text[], $13::boolean[])
+                       $11::bigint[], $12::text[], $13::boolean[], $14::boolean[],
+                       $22::float8[])
+                  WITH ORDINALITY
     AS u(id, token, attempt_number, started_at, duration_ms, status_code, error, body,
-         outcome, next_status, wait_us, reason, disable)),
+         outcome, next_status, wait_us, reason, disable, probe, jitter, ord)),
 upd AS (
   UPDATE deliveries d
      SET status = u.next_status, attempt_count = u.attempt_number,
@@ -30,9 +44,157 @@ dl AS (
   SELECT u.id, upd.event_id, upd.destination_id, u.reason, u.attempt_number,
          u.status_code, u.error
     FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token
-   WHERE u.next_status = 'dead_lettered'),
-dis AS (
-  UPDATE destinations t SET enabled = false, updated_at = now()
-   WHERE t.id IN (SELECT upd.destination_id FROM u JOIN upd
-                   ON upd.id = u.id AND upd.token = u.token WHERE u.disable))
-SELECT id FROM upd
+   WHERE u.next_status = 'dead_lettered'
+  RETURNING id, delivery_id, event_id, destination_id, tenant_id, reason),
+-- Protection: the applied outcomes per destination, in the order the worker wrote them.
+-- A failure counts toward the circuit (retryable, not 429); a failed attempt (any but a
+-- success or a skip) starts failing_since; 429 and 503 throttle the cap.
+seen AS (
+  SELECT upd.destination_id AS dst, u.ord, u.outcome, u.status_code, u.started_at, u.probe,
+         u.jitter,
+         u.disable, coalesce(u.error, 'HTTP ' || u.status_code) AS error,
+         u.outcome = 'success' AS ok,
+         u.outcome = 'retryable' AND u.status_code IS DISTINCT FROM 429 AS failure,
+         u.outcome IN ('retryable', 'permanent') AS failed,
+         coalesce(u.status_code IN (429, 503), false) AS throttle
+    FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token),
+marked AS (
+  SELECT s.*, max(s.ord) FILTER (WHERE s.ok) OVER (PARTITION BY s.dst) AS last_ok
+    FROM seen s),
+batch AS (
+  SELECT m.dst,
+         count(*) FILTER (WHERE m.ok)::int AS oks,
+         count(*) FILTER (WHERE m.failure)::int AS failures,
+         count(*) FILTER (WHERE m.failure AND m.ord > coalesce(m.last_ok, 0))::int AS failures_after_ok,
+         min(m.started_at) FILTER (WHERE m.failed AND m.ord > coalesce(m.last_ok, 0)) AS first_failed,
+         count(*) FILTER (WHERE m.throttle)::int AS throttles,
+         coalesce(bool_or(m.probe AND m.ok), false) AS probe_ok,
+         coalesce(bool_or(m.probe AND NOT m.ok), false) AS probe_failed,
+         coalesce(bool_or(m.disable), false) AS gone,
+         (array_agg(m.error ORDER BY m.ord DESC) FILTER (WHERE m.failure))[1] AS last_error,
+         (array_agg(m.jitter ORDER BY m.ord DESC))[1] AS jitter,
+         bool_and(m.ok) AS all_ok
+    FROM marked m GROUP BY m.dst),
+-- Only destinations with something to change are locked: a healthy one at its full cap
+-- that only succeeded is left alone (no write). Locked in id order, as the claim does.
+cur AS MATERIALIZED (
+  SELECT t.id, t.tenant_id, t.enabled, t.circuit, t.consecutive_failures, t.failing_since,
+         t.next_probe_at, t.cooldown_us, t.success_run, t.ramping, t.disabled_reason,
+         coalesce(t.max_in_flight, $20::int) AS max_cap,
+         least(coalesce(t.effective_max_in_flight, t.max_in_flight, $20::int),
+               coalesce(t.max_in_flight, $20::int)) AS eff
+    FROM destinations t JOIN batch b ON b.dst = t.id
+   WHERE NOT (b.all_ok AND t.circuit = 'closed' AND t.consecutive_failures = 0
+              AND t.failing_since IS NULL AND t.effective_max_in_flight IS NULL)
+   ORDER BY t.id FOR NO KEY UPDATE OF t),
+counted AS (
+  SELECT c.*, b.oks, b.throttles, b.gone, b.last_error, b.jitter,
+         CASE WHEN b.oks > 0 THEN b.failures_after_ok
+              ELSE c.consecutive_failures + b.failures END AS consecutive,
+         CASE WHEN b.oks > 0 THEN b.first_failed
+              ELSE coalesce(c.failing_since, b.first_failed) END AS failing_now,
+         c.circuit = 'half_open' AND b.probe_ok AS recovered,
+         c.circuit = 'half_open' AND NOT b.probe_ok AND b.probe_failed AS reopened
+    FROM cur c JOIN batch b ON b.dst = c.id),
+-- The cap: a recovery restarts it at 1, ramping; each 429/503 halves it and ends a ramp;
+-- successes double it while ramping, else a run of `eff` of them adds one.
+capped AS (
+  SELECT k.*,
+         k.circuit = 'closed' AND k.consecutive >= $15::int AS opened,
+         CASE WHEN k.recovered THEN 1
+              WHEN k.throttles > 0 THEN greatest(1, k.eff >> least(k.throttles, 30))
+              WHEN k.oks = 0 OR k.eff >= k.max_cap THEN k.eff
+              WHEN k.ramping THEN least(k.max_cap::bigint, k.eff::bigint << least(k.oks, 20))::int
+              WHEN k.success_run + k.oks >= k.eff THEN k.eff + 1
+              ELSE k.eff END AS new_eff,
+         CASE WHEN k.recovered OR k.throttles > 0 OR k.eff >= k.max_cap THEN 0
+              WHEN k.oks = 0 OR k.ramping THEN k.success_run
+              WHEN k.success_run + k.oks >= k.eff THEN 0
+              ELSE k.success_run + k.oks END AS new_run,
+         CASE WHEN k.recovered THEN k.max_cap > 1
+              WHEN k.throttles > 0 THEN false
+              ELSE k.ramping END AS still_ramping,
+         CASE WHEN NOT k.enabled THEN NULL
+              WHEN k.gone THEN 'gone'
+              WHEN $19::bigint > 0 AND k.failing_now < now() - $19::bigint * interval '1 microsecond'
+                THEN 'failing' END AS disabling
+    FROM counted k),
+-- The circuit: opens at the threshold; a failed probe reopens it with the cooldown doubled
+-- (at most $17); a successful one closes it. The last record's draw jitters the probe time.
+step AS (
+  SELECT p.*,
+         CASE WHEN p.recovered THEN 'closed' WHEN p.opened OR p.reopened THEN 'open'
+              ELSE p.circuit END AS new_circuit,
+         CASE WHEN p.recovered THEN NULL
+              WHEN p.opened THEN least($16::bigint, $17::bigint)
+              WHEN p.reopened THEN least($17::bigint, greatest($16::bigint, coalesce(p.cooldown_us, 0) * 2))
+              ELSE p.cooldown_us END AS new_cooldown
+    FROM capped p),
+timed AS MATERIALIZED (
+  SELECT s.*,
+         CASE WHEN s.recovered THEN NULL
+              WHEN s.opened OR s.reopened
+                THEN now() + round(s.new_cooldown * (1 - $18::float8 + 2 * $18::float8 * s.jitter))
+                             * interval '1 microsecond'
+              ELSE s.next_probe_at END AS new_probe_at
+    FROM step s),
+health AS (
+  UPDATE destinations t
+     SET consecutive_failures = s.consecutive, failing_since = s.failing_now,
+         circuit = s.new_circuit, cooldown_us = s.new_cooldown, next_probe_at = s.new_probe_at,
+         effective_max_in_flight = CASE WHEN s.new_eff >= s.max_cap THEN NULL ELSE s.new_eff END,
+         success_run = s.new_run, ramping = s.still_ramping AND s.new_eff < s.max_cap,
+         enabled = t.enabled AND s.disabling IS NULL,
+         disabled_reason = coalesce(s.disabling, t.disabled_reason),
+         updated_at = CASE WHEN s.disabling IS NULL THEN t.updated_at ELSE now() END
+    FROM timed s WHERE t.id = s.id),
+-- Operational events: no tenant of their own (the payload names the destination's), ids
+-- as the API writes them. None is about the delivery of an operational event, so they
+-- never feed themselves. They reach tenant-less destinations that name a "webhookd."
+-- pattern: an empty list (every type) does not include them.
+ops AS (
+  SELECT 'webhookd.destination.circuit_opened' AS type,
+         json_build_object('destination_id', 'dst_' || s.id, 'tenant_id', s.tenant_id,
+                           'consecutive_failures', s.consecutive,
+                           'last_error', s.last_error)::text AS payload
+    FROM timed s WHERE s.opened
+  UNION ALL
+  SELECT 'webhookd.destination.recovered',
+         json_build_object('destination_id', 'dst_' || s.id, 'tenant_id', s.tenant_id,
+                           'failing_since', to_char(s.failing_since AT TIME ZONE 'UTC',
+                                                    'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text
+    FROM timed s WHERE s.recovered
+  UNION ALL
+  SELECT 'webhookd.destination.disabled',
+         json_build_object('destination_id', 'dst_' || s.id, 'tenant_id', s.tenant_id,
+                           'reason', s.disabling)::text
+    FROM timed s WHERE s.disabling IS NOT NULL
+  UNION ALL
+  SELECT 'webhookd.delivery.dead_lettered',
+         json_build_object('dead_letter_id', 'dlq_' || x.id, 'delivery_id', 'dlv_' || x.delivery_id,
+                           'event_id', 'evt_' || x.event_id,
+                           'destination_id', 'dst_' || x.destination_id, 'tenant_id', x.tenant_id,
+                           'reason', x.reason)::text
+    FROM dl x JOIN events e ON e.id = x.event_id
+   WHERE NOT starts_with(e.type, 'webhookd.')),
+op_events AS MATERIALIZED (
+  SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id, o.type, o.payload FROM ops o),
+op_inserted AS (
+  INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
+  SELECT id, type, payload FROM op_events ORDER BY id),
+op_deliveries AS (
+  INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
+  SELECT o.id, t.id, now() FROM op_events o JOIN destinations t
+      ON t.enabled AND t.deleted_at IS NULL AND t.tenant_id IS NULL
+     AND EXISTS (SELECT 1 FROM unnest(t.event_types) p
+                  WHERE starts_with(p, 'webhookd.')
+                    AND (p = o.type OR (right(p, 2) = '.*' AND starts_with(o.type, left(p, -1)))))
+   ORDER BY o.id, t.id
+  RETURNING id),
+woken AS (
+  SELECT pg_notify($21, '') FROM (SELECT 1 FROM op_deliveries LIMIT 1) x)
+SELECT id, NULL::text AS circuit FROM upd
+UNION ALL
+SELECT NULL, s.new_circuit FROM timed s WHERE s.opened OR s.reopened OR s.recovered
+UNION ALL
+SELECT NULL, 'notified' FROM woken

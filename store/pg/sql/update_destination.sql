@@ -1,15 +1,31 @@
--- $4 and $9 say whether event_types and max_in_flight were given (NULL is a value there).
--- $11: the caller's tenant (NULL: any). $12 says whether the patch names a tenant_id, $13
--- is the one it names: a tenant_id is never changed, so a patch naming another matches no
--- row (and the caller tells it from an unknown id).
+-- $4, $9 and $14 say whether event_types, max_in_flight and rate_limit were given (NULL
+-- is a value there). $11: the caller's tenant (NULL: any). $12 says whether the patch
+-- names a tenant_id, $13 is the one it names: a tenant_id is never changed, so a patch
+-- naming another matches no row (and the caller tells it from an unknown id).
+-- enabled:false ($8) is a manual disabling; enabled:true clears the reason and starts the
+-- destination's health afresh: circuit closed, counts zero, the full cap.
 UPDATE destinations
    SET url = coalesce($2, url), description = coalesce($3, description),
        event_types = CASE WHEN $4::boolean THEN $5::text[] ELSE event_types END,
        secret = coalesce($6, secret), headers = coalesce($7::jsonb, headers),
        enabled = coalesce($8::boolean, enabled),
        max_in_flight = CASE WHEN $9::boolean THEN $10::int ELSE max_in_flight END,
+       rate_limit = CASE WHEN $14::boolean THEN $15::int ELSE rate_limit END,
+       disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
+                         ELSE disabled_reason END,
+       circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
+       consecutive_failures = CASE WHEN $8::boolean THEN 0 ELSE consecutive_failures END,
+       failing_since = CASE WHEN $8::boolean THEN NULL ELSE failing_since END,
+       next_probe_at = CASE WHEN $8::boolean THEN NULL ELSE next_probe_at END,
+       cooldown_us = CASE WHEN $8::boolean THEN NULL ELSE cooldown_us END,
+       effective_max_in_flight = CASE WHEN $8::boolean THEN NULL ELSE effective_max_in_flight END,
+       success_run = CASE WHEN $8::boolean THEN 0 ELSE success_run END,
+       ramping = CASE WHEN $8::boolean THEN false ELSE ramping END,
        updated_at = now()
  WHERE id = $1 AND deleted_at IS NULL AND ($11::text IS NULL OR tenant_id = $11)
    AND (NOT $12::boolean OR tenant_id IS NOT DISTINCT FROM $13::text)
 RETURNING id, url, description, to_json(event_types)::text, secret, headers::text, enabled,
-          max_in_flight, created_at, updated_at, tenant_id
+          max_in_flight, created_at, updated_at, tenant_id, rate_limit, disabled_reason,
+          -- from next_probe_at on, an open circuit lets its probe through: half-open
+          CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
+          consecutive_failures, failing_since, next_probe_at, effective_max_in_flight

@@ -70,9 +70,9 @@ TEST_F(ClaimPgTest, TwoClaimersNeverGetTheSameDelivery) {
       for (;;) {
         auto batch = store_.ClaimDue(7, 1h, 16);
         ASSERT_TRUE(batch) << batch.error().message;
-        if (batch->empty()) break;
+        if (batch->deliveries.empty()) break;
         std::lock_guard lock(mu);
-        for (const auto& c : *batch) {
+        for (const auto& c : batch->deliveries) {
           per_claimer[t].push_back(c.delivery_id);
           all.push_back(c);
         }
@@ -274,7 +274,7 @@ TEST_F(ClaimPgTest, TheDestinationCapHoldsAcrossConcurrentClaimers) {
         start.arrive_and_wait();
         auto r = store_.ClaimDue(10, 1h, 16);
         ASSERT_TRUE(r) << r.error().message;
-        got[t] = *r;
+        got[t] = r->deliveries;
       });
     }
     for (auto& t : threads) t.join();

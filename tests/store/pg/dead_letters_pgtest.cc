@@ -42,9 +42,9 @@ class DeadLetterPgTest : public testing::PgTest {
     for (int rounds = 0; rounds < 100; ++rounds) {
       auto claimed = store_.ClaimDue(1000, 1h, 1000);
       ASSERT_TRUE(claimed) << claimed.error().message;
-      if (claimed->empty()) return;
+      if (claimed->deliveries.empty()) return;
       std::vector<AttemptRecord> records;
-      for (const ClaimedDelivery& c : *claimed) {
+      for (const ClaimedDelivery& c : claimed->deliveries) {
         AttemptRecord r = RecordFor(c, DeliveryStatus::kPending, 500, Outcome::kRetryable);
         r.error = "HTTP 500";
         if (c.cycle_attempts + 1 >= attempts) {
@@ -55,9 +55,9 @@ class DeadLetterPgTest : public testing::PgTest {
         }
         records.push_back(r);
       }
-      auto applied = store_.RecordOutcomes(records);
+      auto applied = store_.RecordOutcomes(records, {});
       ASSERT_TRUE(applied) << applied.error().message;
-      ASSERT_EQ(applied->size(), records.size());
+      ASSERT_EQ(applied->applied.size(), records.size());
     }
     FAIL() << "deliveries never ran out";
   }
@@ -129,12 +129,12 @@ TEST_F(DeadLetterPgTest, AReplayRestartsTheCycleAndKeepsTheAttempts) {
   // The next attempt is the 6th, the first of a fresh cycle.
   auto claimed = store_.ClaimDue(10, 1h, 16);
   ASSERT_TRUE(claimed);
-  ASSERT_EQ(claimed->size(), 1u);
-  EXPECT_EQ((*claimed)[0].attempt_count, 5);
-  EXPECT_EQ((*claimed)[0].cycle_attempts, 0);
+  ASSERT_EQ(claimed->deliveries.size(), 1u);
+  EXPECT_EQ(claimed->deliveries[0].attempt_count, 5);
+  EXPECT_EQ(claimed->deliveries[0].cycle_attempts, 0);
   // And the whole cycle again ends in a second dead letter, replayable in turn.
-  ASSERT_TRUE(store_.ReleaseClaims(
-      std::vector<ReleasedClaim>{{(*claimed)[0].delivery_id, (*claimed)[0].claim_token}}));
+  ASSERT_TRUE(store_.ReleaseClaims(std::vector<ReleasedClaim>{
+      {claimed->deliveries[0].delivery_id, claimed->deliveries[0].claim_token}}));
   FailUntilDeadLettered(5);
   auto attempts = store_.ListAttempts(delivery, Scope::All());
   ASSERT_TRUE(attempts);

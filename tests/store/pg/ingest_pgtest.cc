@@ -187,8 +187,8 @@ TEST_P(FanOutTest, ThePayloadBytesAreKeptExactly) {
   EXPECT_EQ(db_.Scalar("SELECT payload FROM events WHERE id = " + N(r->event.id)), payload);
   auto claimed = store_.ClaimDue(10, std::chrono::hours(1), 16);
   ASSERT_TRUE(claimed);
-  ASSERT_EQ(claimed->size(), 1u);
-  EXPECT_EQ((*claimed)[0].payload, payload);
+  ASSERT_EQ(claimed->deliveries.size(), 1u);
+  EXPECT_EQ(claimed->deliveries[0].payload, payload);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothIngestPaths, FanOutTest, ::testing::Bool(),
@@ -377,20 +377,21 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(Ingest("a.b"));
   auto claimed = store_.ClaimDue(10, std::chrono::hours(1), 16);
   ASSERT_TRUE(claimed);
-  ASSERT_EQ(claimed->size(), 4u);
+  ASSERT_EQ(claimed->deliveries.size(), 4u);
   const int64_t keeper = CreateDestination(store_, {});
   auto kept = Ingest("a.b", keeper);
   ASSERT_TRUE(kept);
 
   // 0 succeeds, 1 is dead-lettered, 2 is released (pending), 3 stays in flight.
   std::vector<AttemptRecord> records = {
-      RecordFor((*claimed)[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess),
-      RecordFor((*claimed)[1], DeliveryStatus::kDeadLettered, 400, Outcome::kPermanent)};
+      RecordFor(claimed->deliveries[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess),
+      RecordFor(claimed->deliveries[1], DeliveryStatus::kDeadLettered, 400, Outcome::kPermanent)};
   records[1].dead_letter_reason = DeadLetterReason::kPermanentFailure;
-  auto applied = store_.RecordOutcomes(records);
+  auto applied = store_.RecordOutcomes(records, {});
   ASSERT_TRUE(applied) << applied.error().message;
-  ASSERT_EQ(applied->size(), 2u);
-  const ReleasedClaim release{(*claimed)[2].delivery_id, (*claimed)[2].claim_token};
+  ASSERT_EQ(applied->applied.size(), 2u);
+  const ReleasedClaim release{claimed->deliveries[2].delivery_id,
+                              claimed->deliveries[2].claim_token};
   ASSERT_EQ(store_.ReleaseClaims({&release, 1}).value_or(-1), 1);
 
   ASSERT_TRUE(store_.DeleteDestination(doomed, Scope::All()));
@@ -398,21 +399,21 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   auto status = [&](int64_t id) {
     return db_.Scalar("SELECT status FROM deliveries WHERE id = " + N(id));
   };
-  EXPECT_EQ(status((*claimed)[0].delivery_id), "succeeded");
-  EXPECT_EQ(status((*claimed)[1].delivery_id), "dead_lettered");
-  EXPECT_EQ(status((*claimed)[2].delivery_id), "cancelled");
-  EXPECT_EQ(status((*claimed)[3].delivery_id), "cancelled");
+  EXPECT_EQ(status(claimed->deliveries[0].delivery_id), "succeeded");
+  EXPECT_EQ(status(claimed->deliveries[1].delivery_id), "dead_lettered");
+  EXPECT_EQ(status(claimed->deliveries[2].delivery_id), "cancelled");
+  EXPECT_EQ(status(claimed->deliveries[3].delivery_id), "cancelled");
   EXPECT_EQ(status(kept->event.deliveries[0].id), "pending");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'cancelled' AND"
                        " (next_attempt_at IS NOT NULL OR claim_token IS NOT NULL)"),
             "0");
 
   // The worker that held delivery 3 changes nothing when it reports.
-  const ClaimedDelivery& late = (*claimed)[3];
+  const ClaimedDelivery& late = claimed->deliveries[3];
   const AttemptRecord stale = RecordFor(late, DeliveryStatus::kSucceeded, 200, Outcome::kSuccess);
-  auto ignored = store_.RecordOutcomes({&stale, 1});
+  auto ignored = store_.RecordOutcomes({&stale, 1}, {});
   ASSERT_TRUE(ignored);
-  EXPECT_TRUE(ignored->empty());
+  EXPECT_TRUE(ignored->applied.empty());
   EXPECT_EQ(status(late.delivery_id), "cancelled");
 
   auto get = store_.GetDestination(doomed, Scope::All());
@@ -556,7 +557,7 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
   ASSERT_TRUE(store_.UpdateDestination(b, off, Scope::All()));
   auto claimed = store_.ClaimDue(2, std::chrono::hours(1), 16);
   ASSERT_TRUE(claimed);
-  ASSERT_EQ(claimed->size(), 2u);
+  ASSERT_EQ(claimed->deliveries.size(), 2u);
   ASSERT_TRUE(store_.UpdateDestination(b, on, Scope::All()));
 
   auto ids = [&](const std::string& where) {
@@ -571,7 +572,7 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
   EXPECT_EQ(page_through({a, std::nullopt}, 2), ids("destination_id = " + N(a)));
   EXPECT_EQ(page_through({b, std::nullopt}, 2), ids("destination_id = " + N(b)));
   EXPECT_EQ(page_through({a, DeliveryStatus::kInFlight}, 1),
-            NewestFirst({(*claimed)[0].delivery_id, (*claimed)[1].delivery_id}));
+            NewestFirst({claimed->deliveries[0].delivery_id, claimed->deliveries[1].delivery_id}));
   const auto a_pending = page_through({a, DeliveryStatus::kPending}, 2);
   EXPECT_EQ(a_pending.size(), 3u);
   EXPECT_EQ(a_pending, ids("destination_id = " + N(a) + " AND status = 'pending'"));

@@ -1,0 +1,156 @@
+-- Protecting a struggling receiver: each destination's circuit breaker, adaptive
+-- concurrency cap, rate limit and the reason it was disabled live in its row, shared by
+-- every worker and kept across restarts. The claim (below) and the outcome statement
+-- (store/pg/sql/record_outcomes.sql) read and change them; core/circuit_breaker.h and
+-- core/concurrency_limit.h state the rules they follow.
+ALTER TABLE webhookd.destinations
+  -- Attempts started per second, all workers together; NULL: no limit.
+  ADD COLUMN rate_limit integer CHECK (rate_limit BETWEEN 1 AND 100000),
+  -- Why it is disabled: 'manual' (the API), 'gone' (a 410), 'failing' (WEBHOOKD_DISABLE_AFTER).
+  ADD COLUMN disabled_reason text CHECK (disabled_reason IN ('manual', 'gone', 'failing')),
+  ADD COLUMN circuit text NOT NULL DEFAULT 'closed'
+    CHECK (circuit IN ('closed', 'open', 'half_open')),
+  ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0,
+  ADD COLUMN failing_since timestamptz,      -- the first failed attempt since the last success
+  ADD COLUMN next_probe_at timestamptz,      -- while open or half-open
+  ADD COLUMN cooldown_us bigint,             -- while open or half-open: the wait before the probe
+  -- The cap in force; NULL: max_in_flight (or the default). Lowered by 429/503, 1 after a
+  -- recovery; success_run counts successes toward the next raise, ramping says it doubles.
+  ADD COLUMN effective_max_in_flight integer CHECK (effective_max_in_flight > 0),
+  ADD COLUMN success_run integer NOT NULL DEFAULT 0,
+  ADD COLUMN ramping boolean NOT NULL DEFAULT false,
+  -- The rate limit's token bucket as of tokens_at; tokens_at NULL: full.
+  ADD COLUMN tokens double precision NOT NULL DEFAULT 0,
+  ADD COLUMN tokens_at timestamptz;
+
+-- The claim and the outcomes now write these rows; room on the page keeps those updates
+-- HOT (no index covers a column they change).
+ALTER TABLE webhookd.destinations SET (fillfactor = 70);
+
+-- A destination disabled before now was disabled by hand, or by a 410 if that is how its
+-- last delivery ended.
+UPDATE webhookd.destinations t
+   SET disabled_reason = CASE WHEN (SELECT x.last_status_code FROM webhookd.dead_letters x
+                                     WHERE x.destination_id = t.id
+                                     ORDER BY x.id DESC LIMIT 1) = 410
+                              THEN 'gone' ELSE 'manual' END
+ WHERE NOT t.enabled AND t.deleted_at IS NULL;
+
+-- An attempt not sent because the circuit was open. Every existing row passes the check,
+-- so it is not validated: that would scan the whole table under the migration's lock.
+ALTER TABLE webhookd.attempts DROP CONSTRAINT attempts_outcome_check;
+ALTER TABLE webhookd.attempts ADD CONSTRAINT attempts_outcome_check
+  CHECK (outcome IN ('success', 'retryable', 'permanent', 'skipped')) NOT VALID;
+
+-- The claim, as in migrations/0005_secret_rotation.sql, plus each destination's
+-- protection. Its result gains `kind`:
+--   'send'  an ordinary attempt;
+--   'probe' the one attempt of a circuit due for a probe (the circuit is half-open now);
+--   'skip'  a due delivery of an open circuit: the worker sends nothing, records a
+--           `skipped` attempt and reschedules it as after a retryable failure;
+--   'held'  no delivery (delivery_id NULL): the destination had due deliveries its rate
+--           limit held back, for the worker's webhookd_rate_limited_total.
+-- The claim lock makes "one probe" hold across workers: a probe goes out only when
+-- nothing of its destination is in flight, and the claim that sends it marks the circuit
+-- half-open before the next claim can look.
+DROP FUNCTION webhookd.claim_due(integer, bigint, bigint, integer);
+CREATE FUNCTION webhookd.claim_due(batch int, lease_us bigint, token bigint, default_cap int)
+  RETURNS TABLE (delivery_id bigint, event_id bigint, event_type text, payload text,
+                 event_created_at timestamptz, destination_id bigint, url text, secret text,
+                 headers text, attempt_count int, cycle_attempts int, created_at timestamptz,
+                 kind text)
+  LANGUAGE plpgsql VOLATILE
+  -- Planning the claim cost as much as running it; its best plan does not depend on the
+  -- arguments.
+  SET plan_cache_mode = force_generic_plan
+  SET search_path = webhookd
+  AS $$
+#variable_conflict use_column
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  PERFORM pg_advisory_xact_lock(7252011);
+  RETURN QUERY
+  WITH busy AS (
+    SELECT x.destination_id, count(*)::int AS n FROM deliveries x
+     WHERE x.status = 'in_flight' GROUP BY x.destination_id),
+  -- Protection: per live destination, what its circuit lets through (mode NULL: nothing,
+  -- the probe or attempts sent before the circuit opened are still out), its cap in force
+  -- and the tokens its bucket holds now (NULL: no rate limit).
+  guard AS (
+    SELECT t.id, coalesce(b.n, 0) AS busy,
+           least(coalesce(t.effective_max_in_flight, t.max_in_flight, default_cap),
+                 coalesce(t.max_in_flight, default_cap)) AS cap,
+           CASE WHEN t.circuit = 'closed' THEN 'send'
+                WHEN t.circuit = 'open' AND t.next_probe_at > now() THEN 'skip'
+                WHEN coalesce(b.n, 0) = 0 THEN 'probe' END AS mode,
+           CASE WHEN t.rate_limit IS NULL THEN NULL
+                WHEN t.tokens_at IS NULL THEN t.rate_limit::float8
+                ELSE least(t.rate_limit::float8,
+                           t.tokens + t.rate_limit * extract(epoch FROM now() - t.tokens_at)::float8)
+           END AS tokens
+      FROM destinations t LEFT JOIN busy b ON b.destination_id = t.id
+     WHERE t.enabled AND t.deleted_at IS NULL),
+  -- Each destination's room: a closed one's free cap, a probe's one, an open one's whole
+  -- batch (skips send nothing); `allowed` is what its bucket lets start.
+  open AS (
+    SELECT g.id, g.mode,
+           CASE g.mode WHEN 'send' THEN g.cap - g.busy WHEN 'probe' THEN 1 ELSE batch END AS room,
+           CASE WHEN g.mode = 'skip' OR g.tokens IS NULL THEN batch
+                ELSE floor(g.tokens)::int END AS allowed
+      FROM guard g
+     WHERE g.mode IN ('skip', 'probe') OR (g.mode = 'send' AND g.cap > g.busy)),
+  -- One row more than the bucket allows is looked at (and left alone): it tells that the
+  -- rate limit held the destination back.
+  offered AS (
+    SELECT c.id, c.next_attempt_at, o.id AS dst, o.mode, o.allowed,
+           row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn
+      FROM open o CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at FROM deliveries d
+       WHERE d.destination_id = o.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+       ORDER BY d.destination_id, d.next_attempt_at LIMIT least(o.room, batch, o.allowed + 1)
+       FOR UPDATE OF d SKIP LOCKED) c),
+  picked AS (
+    SELECT o.id, o.dst, o.mode FROM offered o WHERE o.turn <= o.allowed
+     ORDER BY o.turn, o.next_attempt_at LIMIT batch),
+  claimed AS (
+    UPDATE deliveries d
+       SET status = 'in_flight', lease_until = now() + lease_us * interval '1 microsecond',
+           claim_token = token, updated_at = now()
+      FROM picked p, events e, destinations t
+     WHERE d.id = p.id AND e.id = d.event_id AND t.id = d.destination_id
+    RETURNING d.id, d.event_id, e.type, e.payload, e.created_at, d.destination_id, t.url,
+              -- Every secret that signs: the current one, then those still in their
+              -- grace period, newest first, space-separated (a secret has no spaces).
+              concat_ws(' ', VARIADIC t.secret || ARRAY(
+                SELECT s.secret FROM destination_secrets s
+                 WHERE s.destination_id = t.id AND s.expires_at > now()
+                 ORDER BY s.retired_at DESC)),
+              t.headers::text, d.attempt_count, d.cycle_attempts, d.created_at, p.mode),
+  -- Protection: a probe makes its circuit half-open; sends and probes spend tokens. Rows
+  -- are locked in id order, as the outcome statement locks them, so the two never
+  -- deadlock.
+  spent AS (
+    SELECT p.dst, count(*) FILTER (WHERE p.mode <> 'skip')::int AS n,
+           bool_or(p.mode = 'probe') AS probe
+      FROM picked p GROUP BY p.dst),
+  locked AS MATERIALIZED (
+    SELECT t.id FROM destinations t JOIN spent s ON s.dst = t.id
+     JOIN guard g ON g.id = s.dst
+     WHERE s.probe OR (g.tokens IS NOT NULL AND s.n > 0)
+     ORDER BY t.id FOR NO KEY UPDATE OF t),
+  guarded AS (
+    UPDATE destinations t
+       SET circuit = CASE WHEN s.probe THEN 'half_open' ELSE t.circuit END,
+           tokens = CASE WHEN g.tokens IS NULL THEN t.tokens ELSE g.tokens - s.n END,
+           tokens_at = CASE WHEN g.tokens IS NULL THEN t.tokens_at ELSE now() END
+      FROM locked l, spent s, guard g
+     WHERE t.id = l.id AND s.dst = l.id AND g.id = l.id
+    RETURNING t.id),
+  held AS (
+    SELECT DISTINCT o.dst FROM offered o WHERE o.turn > o.allowed)
+  SELECT * FROM claimed
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, h.dst, NULL, NULL, NULL, NULL, NULL, NULL, 'held'
+    FROM held h;
+END
+$$;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/testing/gauge_receiver.h"
 #include "tests/testing/receiver.h"
 #include "tests/testing/signature_check.h"
 #include "tests/testing/test_database.h"
@@ -41,63 +42,6 @@ std::map<std::string, std::string> With(std::map<std::string, std::string> env,
   for (const auto& [k, v] : more) env[k] = v;
   return env;
 }
-
-// A receiver that holds each request for `hold` and records, per request, when it arrived
-// and how many requests (itself included) it was then holding.
-class Gauge {
- public:
-  struct Seen {
-    Clock::time_point at;
-    int concurrent = 0;
-    int status = 0;
-    std::string webhook_id;
-  };
-  using Status = std::function<int(int nth)>;
-
-  Gauge(std::chrono::milliseconds hold, Status status)
-      : status_(std::move(status)), receiver_([this, hold](const Received& r, int nth) {
-          Seen seen;
-          {
-            std::lock_guard lock(mu_);
-            seen.at = Clock::now();
-            seen.concurrent = ++active_;
-            seen.status = status_(nth);
-            seen.webhook_id = r.header("webhook-id");
-            seen_.push_back(seen);
-          }
-          std::this_thread::sleep_for(hold);
-          {
-            std::lock_guard lock(mu_);
-            --active_;
-          }
-          return testing::Status(seen.status);
-        }) {}
-
-  std::string url() const { return receiver_.url(); }
-  std::vector<Seen> seen() {
-    std::lock_guard lock(mu_);
-    return seen_;
-  }
-  size_t count() {
-    std::lock_guard lock(mu_);
-    return seen_.size();
-  }
-  // Distinct webhook-ids answered 2xx.
-  size_t delivered() {
-    std::lock_guard lock(mu_);
-    std::set<std::string> ids;
-    for (const Seen& s : seen_)
-      if (s.status / 100 == 2) ids.insert(s.webhook_id);
-    return ids.size();
-  }
-
- private:
-  std::mutex mu_;
-  int active_ = 0;
-  std::vector<Seen> seen_;
-  Status status_;
-  Receiver receiver_;
-};
 
 class ProtectionE2eTest : public ::testing::Test {
  protected:
@@ -154,7 +98,7 @@ TEST_F(ProtectionE2eTest, AnOutageGetsOnlyProbesAndTheRecoveryIsARamp) {
   std::atomic<bool> up = false;
   // Held long enough that deliveries falling due meanwhile pile up: without a ramp they
   // would all go at once when the probe succeeds.
-  Gauge gauge(400ms, [&](int) { return up ? 200 : 500; });
+  GaugeReceiver gauge(400ms, [&](int) { return up ? 200 : 500; });
   Receiver ops;
   const Json ops_dest = CreateDestination({{"url", ops.url()}, {"event_types", {"webhookd.*"}}});
   const Json dest =
@@ -242,7 +186,7 @@ TEST_F(ProtectionE2eTest, AnOutageGetsOnlyProbesAndTheRecoveryIsARamp) {
 // raise it back to max_in_flight; the circuit is not involved.
 TEST_F(ProtectionE2eTest, A429StormLowersTheCapAndItComesBack) {
   Start(With(kEnv, {{"WEBHOOKD_RETRY_SCHEDULE", "300ms,300ms,300ms,300ms"}}));
-  Gauge gauge(50ms, [](int nth) { return nth < 6 ? 429 : 200; });
+  GaugeReceiver gauge(50ms, [](int nth) { return nth < 6 ? 429 : 200; });
   const Json dest =
       CreateDestination({{"url", gauge.url()}, {"event_types", {"order.*"}}, {"max_in_flight", 8}});
   PostEvents(40);
@@ -279,7 +223,7 @@ TEST_F(ProtectionE2eTest, TheRateLimitHoldsAcrossThreeWorkers) {
   std::vector<std::unique_ptr<WebhookdProcess>> workers;
   for (int i = 0; i < 3; ++i)
     workers.push_back(std::make_unique<WebhookdProcess>(db_.url(), "worker", kEnv));
-  Gauge gauge(0ms, [](int) { return 200; });
+  GaugeReceiver gauge(0ms, [](int) { return 200; });
   CreateDestination({{"url", gauge.url()}, {"event_types", {"order.*"}}, {"rate_limit", 5}});
   PostEvents(30);
   ASSERT_TRUE(WaitUntil([&] { return gauge.delivered() == 30; }, 30s)) << gauge.delivered();
@@ -304,7 +248,7 @@ TEST_F(ProtectionE2eTest, TwoWorkersNeverProbeAtOnce) {
   Start(env, "server");
   WebhookdProcess one(db_.url(), "worker", env);
   WebhookdProcess two(db_.url(), "worker", env);
-  Gauge gauge(200ms, [](int) { return 500; });
+  GaugeReceiver gauge(200ms, [](int) { return 500; });
   const Json dest = CreateDestination({{"url", gauge.url()}, {"event_types", {"order.*"}}});
   PostEvents(20);
   ASSERT_TRUE(WaitUntil([&] { return Health(dest)["health"]["circuit"] != "closed"; }, 15s));
@@ -327,8 +271,8 @@ TEST_F(ProtectionE2eTest, FailingTooLongAndGoneDisableWithAnEventEach) {
   Start(With(kEnv, {{"WEBHOOKD_CIRCUIT_THRESHOLD", "1000"}, {"WEBHOOKD_DISABLE_AFTER", "2s"}}));
   Receiver ops;
   const Json ops_dest = CreateDestination({{"url", ops.url()}, {"event_types", {"webhookd.*"}}});
-  Gauge failing(0ms, [](int) { return 500; });
-  Gauge gone(0ms, [](int) { return 410; });
+  GaugeReceiver failing(0ms, [](int) { return 500; });
+  GaugeReceiver gone(0ms, [](int) { return 410; });
   const Json a = CreateDestination({{"url", failing.url()}, {"event_types", {"order.*"}}});
   const Json b = CreateDestination({{"url", gone.url()}, {"event_types", {"order.*"}}});
   PostEvents(1);

@@ -249,6 +249,9 @@ struct ClaimedDelivery {
   int cycle_attempts = 0;  // attempts made before this one, this cycle
   Timestamp created_at;    // of the delivery, for the latency histogram
   ClaimKind kind = ClaimKind::kSend;
+  // Its destination had nothing to recover from (circuit closed, no failures, the full
+  // cap): a success changes no protection state.
+  bool clean = false;
 };
 
 struct ClaimedBatch {
@@ -276,6 +279,7 @@ struct AttemptRecord {
   bool disable_destination = false;
   bool probe = false;             // claimed as ClaimKind::kProbe
   double jitter = 0;              // uniform in [0, 1): jitters a probe time this record sets
+  bool clean = false;             // ClaimedDelivery::clean
   Timestamp delivery_created_at;  // for the ingest-to-success latency
 };
 

@@ -58,7 +58,7 @@ CREATE FUNCTION webhookd.claim_due(batch int, lease_us bigint, token bigint, def
   RETURNS TABLE (delivery_id bigint, event_id bigint, event_type text, payload text,
                  event_created_at timestamptz, destination_id bigint, url text, secret text,
                  headers text, attempt_count int, cycle_attempts int, created_at timestamptz,
-                 kind text)
+                 kind text, clean boolean)
   LANGUAGE plpgsql VOLATILE
   -- Planning the claim cost as much as running it; its best plan does not depend on the
   -- arguments.
@@ -125,7 +125,11 @@ BEGIN
                 SELECT s.secret FROM destination_secrets s
                  WHERE s.destination_id = t.id AND s.expires_at > now()
                  ORDER BY s.retired_at DESC)),
-              t.headers::text, d.attempt_count, d.cycle_attempts, d.created_at, p.mode),
+              t.headers::text, d.attempt_count, d.cycle_attempts, d.created_at, p.mode,
+              -- Nothing to recover from: a success of this delivery changes no protection
+              -- state, so the worker may record it with the plain statement.
+              t.circuit = 'closed' AND t.consecutive_failures = 0 AND t.failing_since IS NULL
+                AND t.effective_max_in_flight IS NULL),
   -- Protection: a probe makes its circuit half-open; sends and probes spend tokens. Rows
   -- are locked in id order, as the outcome statement locks them, so the two never
   -- deadlock.
@@ -150,7 +154,7 @@ BEGIN
     SELECT DISTINCT o.dst FROM offered o WHERE o.turn > o.allowed)
   SELECT * FROM claimed
   UNION ALL
-  SELECT NULL, NULL, NULL, NULL, NULL, h.dst, NULL, NULL, NULL, NULL, NULL, NULL, 'held'
+  SELECT NULL, NULL, NULL, NULL, NULL, h.dst, NULL, NULL, NULL, NULL, NULL, NULL, 'held', NULL
     FROM held h;
 END
 $$;

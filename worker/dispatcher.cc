@@ -285,6 +285,7 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
   rec.response_body = SanitizeUtf8(sent.body);
   rec.outcome = result.outcome;
   rec.probe = d.kind == ClaimKind::kProbe;
+  rec.clean = d.clean;
   // Only a failure can set a probe time: a success draws nothing.
   if (rec.outcome != Outcome::kSuccess) rec.jitter = random_.Unit();
   rec.delivery_created_at = d.created_at;

@@ -118,6 +118,7 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
   d.kind = kind == "probe"  ? ClaimKind::kProbe
            : kind == "skip" ? ClaimKind::kSkip
                             : ClaimKind::kSend;
+  d.clean = !r[13].is_null() && r[13].as<bool>();
   return d;
 }
 

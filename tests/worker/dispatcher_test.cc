@@ -549,17 +549,24 @@ TEST(DispatcherTest, AProbeIsSentAndItsRecordSaysSo) {
   ClaimedDelivery probe = Delivery(1);
   probe.kind = ClaimKind::kProbe;
   store.Add(probe);
-  store.Add(Delivery(2));
+  ClaimedDelivery clean = Delivery(2);
+  clean.clean = true;
+  store.Add(clean);
   Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(), &metrics);
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(2));
   run.Stop();
 
   EXPECT_EQ(sender.Sent().size(), 2u);
-  std::map<int64_t, bool> probes;
-  for (const AttemptRecord& r : store.records) probes[r.delivery_id] = r.probe;
+  std::map<int64_t, bool> probes, cleans;
+  for (const AttemptRecord& r : store.records) {
+    probes[r.delivery_id] = r.probe;
+    cleans[r.delivery_id] = r.clean;  // the claim's word, for the store's choice of statement
+  }
   EXPECT_TRUE(probes[1]);
   EXPECT_FALSE(probes[2]);
+  EXPECT_FALSE(cleans[1]);
+  EXPECT_TRUE(cleans[2]);
   EXPECT_EQ(metrics.circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].value(), 1u);
 }
 

@@ -421,6 +421,39 @@ TEST_F(ProtectionPgTest, AHealthyDestinationsRowIsNotWrittenByItsSuccesses) {
   EXPECT_EQ(Col(dst, "xmin::text || ctid::text"), before);
 }
 
+// The claim says which deliveries' destinations had nothing to recover from; a batch of
+// their successes takes the plain statement: applied, attempts written, the row alone.
+TEST_F(ProtectionPgTest, CleanSuccessesTakeThePlainStatement) {
+  const int64_t dst = Destination();
+  Ingest(4);
+  auto first = ClaimBatch(2).deliveries;
+  ASSERT_EQ(first.size(), 2u);
+  std::vector<AttemptRecord> records;
+  for (const auto& c : first) {
+    EXPECT_TRUE(c.clean);
+    AttemptRecord r = Ended(c, 200);
+    r.clean = c.clean;
+    records.push_back(r);
+  }
+  const std::string before = Col(dst, "xmin::text || ctid::text");
+  EXPECT_EQ(Write(records).applied.size(), 2u);
+  EXPECT_EQ(Col(dst, "xmin::text || ctid::text"), before);
+  EXPECT_EQ(
+      db_.Scalar("SELECT string_agg(d.status || ':' || a.outcome || ':' || a.status_code, ',')"
+                 " FROM deliveries d JOIN attempts a ON a.delivery_id = d.id"),
+      "succeeded:success:200,succeeded:success:200");
+  // A stale token changes nothing on this path either.
+  EXPECT_TRUE(Write(records).applied.empty());
+
+  // One failure makes the destination unclean: its next claims say so.
+  auto second = ClaimBatch(1).deliveries;
+  ASSERT_EQ(second.size(), 1u);
+  Answer(second, 500);
+  auto third = ClaimBatch(1).deliveries;
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_FALSE(third[0].clean);
+}
+
 TEST_F(ProtectionPgTest, TheRateLimitHoldsAcrossClaimsAndSaysWhenItHeldBack) {
   const int64_t dst = Destination(100, {"order.*"}, 5);
   Ingest(30);

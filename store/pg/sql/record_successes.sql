@@ -1,0 +1,28 @@
+-- The outcome statement for a batch of successes whose destinations had nothing to
+-- recover from when they were claimed (the claim's `clean`): no protection state can
+-- change and no operational event can follow, so this is record_outcomes.sql without
+-- that half, as cheap as it was before receiver protection. A destination that turned
+-- unclean since the claim keeps its counts until its next outcome through the full
+-- statement (at most a claim's lease later).
+-- $1 ids, $2 claim tokens, $3 attempt numbers, $4 start times, $5 durations in ms,
+-- $6 status codes, $7 response bodies. Returns the applied delivery ids.
+WITH u AS (
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::int[],
+                       $6::int[], $7::text[])
+    AS u(id, token, attempt_number, started_at, duration_ms, status_code, body)),
+upd AS (
+  UPDATE deliveries d
+     SET status = 'succeeded', attempt_count = u.attempt_number,
+         cycle_attempts = d.cycle_attempts + 1, next_attempt_at = NULL,
+         lease_until = NULL, claim_token = NULL, last_attempt_at = u.started_at,
+         last_status_code = u.status_code, last_error = NULL, updated_at = now()
+    FROM u
+   WHERE d.id = u.id AND d.claim_token = u.token AND d.status = 'in_flight'
+  RETURNING d.id, u.token),
+att AS (
+  INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
+                        error, response_body, outcome)
+  SELECT u.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, NULL, u.body,
+         'success'
+    FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token)
+SELECT id FROM upd

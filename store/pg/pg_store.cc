@@ -493,43 +493,63 @@ Result<ClaimedBatch> PgStore::ClaimDue(int limit, Duration lease, int default_ca
 Result<RecordedOutcomes> PgStore::RecordOutcomes(std::span<const AttemptRecord> records,
                                                  const ProtectionSettings& protection) {
   if (records.empty()) return RecordedOutcomes{};
-  // The common batch, all successes of healthy destinations, changes no protection state:
-  // the plain statement skips that half of the work.
-  const bool plain = std::ranges::all_of(records, [](const AttemptRecord& r) {
+  // A success of a healthy destination (the claim's `clean`) changes no protection state:
+  // those go through the plain statement, the rest through the one that keeps the state.
+  // Each statement commits alone; a failure of the second has the caller retry the whole
+  // batch, where the first's records are stale by then and change nothing.
+  const auto is_plain = [](const AttemptRecord& r) {
     return r.clean && r.outcome == Outcome::kSuccess && r.next_status == DeliveryStatus::kSucceeded;
-  });
-  if (plain) {
-    ArrayLiteral ids, tokens, numbers, started, durations, codes, bodies;
-    for (const AttemptRecord& r : records) {
-      ids.Add(r.delivery_id);
-      tokens.Add(r.claim_token);
-      numbers.Add(static_cast<int64_t>(r.attempt_number));
-      started.Add(r.started_at);
-      durations.Add(static_cast<int64_t>(r.duration_ms));
-      if (r.status_code) {
-        codes.Add(static_cast<int64_t>(*r.status_code));
-      } else {
-        codes.AddNull();
-      }
-      bodies.Add(std::string_view(r.response_body));
+  };
+  const auto plain_count = std::ranges::count_if(records, is_plain);
+  if (plain_count == 0) return RecordWithProtection(records, protection);
+  if (plain_count == std::ssize(records)) return RecordSuccesses(records);
+  std::vector<AttemptRecord> plain, rest;
+  for (const AttemptRecord& r : records) (is_plain(r) ? plain : rest).push_back(r);
+  auto done = RecordSuccesses(plain);
+  if (!done) return done;
+  auto more = RecordWithProtection(rest, protection);
+  if (!more) return more;
+  done->applied.insert(done->applied.end(), more->applied.begin(), more->applied.end());
+  done->circuits_opened += more->circuits_opened;
+  done->circuits_closed += more->circuits_closed;
+  return done;
+}
+
+Result<RecordedOutcomes> PgStore::RecordSuccesses(std::span<const AttemptRecord> records) {
+  ArrayLiteral ids, tokens, numbers, started, durations, codes, bodies;
+  for (const AttemptRecord& r : records) {
+    ids.Add(r.delivery_id);
+    tokens.Add(r.claim_token);
+    numbers.Add(static_cast<int64_t>(r.attempt_number));
+    started.Add(r.started_at);
+    durations.Add(static_cast<int64_t>(r.duration_ms));
+    if (r.status_code) {
+      codes.Add(static_cast<int64_t>(*r.status_code));
+    } else {
+      codes.AddNull();
     }
-    return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<RecordedOutcomes> {
-      pqxx::nontransaction tx(c);  // one statement: committed by the server
-      auto r = Exec(tx, sql::kRecordSuccesses,
-                    Params()
-                        .Add(ids.Finish())
-                        .Add(tokens.Finish())
-                        .Add(numbers.Finish())
-                        .Add(started.Finish())
-                        .Add(durations.Finish())
-                        .Add(codes.Finish())
-                        .Add(bodies.Finish()));
-      RecordedOutcomes recorded;
-      recorded.applied.reserve(r.size());
-      for (const auto& row : r) recorded.applied.push_back(row[0].as<int64_t>());
-      return recorded;
-    });
+    bodies.Add(std::string_view(r.response_body));
   }
+  return RunOn(worker_pool_, [&](pqxx::connection& c) -> Result<RecordedOutcomes> {
+    pqxx::nontransaction tx(c);  // one statement: committed by the server
+    auto r = Exec(tx, sql::kRecordSuccesses,
+                  Params()
+                      .Add(ids.Finish())
+                      .Add(tokens.Finish())
+                      .Add(numbers.Finish())
+                      .Add(started.Finish())
+                      .Add(durations.Finish())
+                      .Add(codes.Finish())
+                      .Add(bodies.Finish()));
+    RecordedOutcomes recorded;
+    recorded.applied.reserve(r.size());
+    for (const auto& row : r) recorded.applied.push_back(row[0].as<int64_t>());
+    return recorded;
+  });
+}
+
+Result<RecordedOutcomes> PgStore::RecordWithProtection(std::span<const AttemptRecord> records,
+                                                       const ProtectionSettings& protection) {
   ArrayLiteral ids, tokens, numbers, started, durations, codes, errors, bodies, outcomes, statuses,
       waits, reasons, disables, probes, jitters;
   for (const AttemptRecord& r : records) {

@@ -69,6 +69,10 @@ class PgStore final : public Store {
   Result<TenantListing> ListTenants(const TenantPage& page) override;
 
  private:
+  // The two halves of RecordOutcomes: successes of clean destinations, and the rest.
+  Result<RecordedOutcomes> RecordSuccesses(std::span<const AttemptRecord> records);
+  Result<RecordedOutcomes> RecordWithProtection(std::span<const AttemptRecord> records,
+                                                const ProtectionSettings& protection);
   template <typename F>
   auto Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
   template <typename F>

@@ -73,10 +73,12 @@ batch AS (
          coalesce(bool_or(m.disable), false) AS gone,
          (array_agg(m.error ORDER BY m.ord DESC) FILTER (WHERE m.failure))[1] AS last_error,
          (array_agg(m.jitter ORDER BY m.ord DESC))[1] AS jitter,
-         bool_and(m.ok) AS all_ok
+         bool_and(m.ok) AS all_ok,
+         bool_and(m.outcome = 'skipped') AS all_skipped
     FROM marked m GROUP BY m.dst),
 -- Only destinations with something to change are locked: a healthy one at its full cap
--- that only succeeded is left alone (no write). Locked in id order, as the claim does.
+-- that only succeeded, or an open one whose batch only skipped and that is not failing
+-- for too long, is left alone (no write). Locked in id order, as the claim does.
 cur AS MATERIALIZED (
   SELECT t.id, t.tenant_id, t.enabled, t.circuit, t.consecutive_failures, t.failing_since,
          t.next_probe_at, t.cooldown_us, t.success_run, t.ramping, t.disabled_reason,
@@ -86,6 +88,9 @@ cur AS MATERIALIZED (
     FROM destinations t JOIN batch b ON b.dst = t.id
    WHERE NOT (b.all_ok AND t.circuit = 'closed' AND t.consecutive_failures = 0
               AND t.failing_since IS NULL AND t.effective_max_in_flight IS NULL)
+     -- Skips change nothing but can find the destination failing for too long.
+     AND NOT (b.all_skipped AND NOT ($19::bigint > 0 AND t.enabled
+              AND t.failing_since < now() - $19::bigint * interval '1 microsecond'))
    ORDER BY t.id FOR NO KEY UPDATE OF t),
 counted AS (
   SELECT c.*, b.oks, b.throttles, b.gone, b.last_error, b.jitter,

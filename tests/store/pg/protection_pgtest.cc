@@ -205,8 +205,10 @@ TEST_F(ProtectionPgTest, AnOpenCircuitsDueDeliveriesAreClaimedAsSkipsBeyondTheCa
     r.wait = 1h;
     skips.push_back(r);
   }
+  const std::string row = Col(dst, "xmin::text || ctid::text");
   const RecordedOutcomes recorded = Write(skips);
   EXPECT_EQ(recorded.applied.size(), 8u);
+  EXPECT_EQ(Col(dst, "xmin::text || ctid::text"), row) << "skips alone write no row";
   EXPECT_EQ(recorded.circuits_opened, 0);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE outcome = 'skipped'"
                        " AND error = 'circuit open' AND status_code IS NULL"),
@@ -529,6 +531,28 @@ TEST_F(ProtectionPgTest, FailingLongerThanDisableAfterDisablesWithAnEvent) {
             "1");
   // Its deliveries wait.
   for (const auto& c : ClaimBatch(100).deliveries) EXPECT_NE(c.destination_id, dst);
+}
+
+// An open circuit sends nothing, so its skips are what find it failing for too long.
+TEST_F(ProtectionPgTest, SkipsOfAnOpenCircuitDisableItWhenItFailsTooLong) {
+  const int64_t dst = Destination(3);
+  Ingest(5);
+  OpenCircuit(dst);
+  db_.Exec("UPDATE destinations SET failing_since = now() - interval '61 minutes' WHERE id = " +
+           N(dst));
+  const auto skips = ClaimBatch(100).deliveries;
+  ASSERT_FALSE(skips.empty());
+  std::vector<AttemptRecord> records;
+  for (const auto& c : skips) {
+    ASSERT_EQ(c.kind, ClaimKind::kSkip);
+    AttemptRecord r = RecordFor(c, DeliveryStatus::kPending, std::nullopt, Outcome::kSkipped);
+    r.wait = 1h;
+    records.push_back(r);
+  }
+  Write(records, Settings(1h));
+  EXPECT_EQ(Col(dst, "enabled"), "f");
+  EXPECT_EQ(Col(dst, "disabled_reason"), "failing");
+  EXPECT_EQ(Events("webhookd.destination.disabled").size(), 1u);
 }
 
 TEST_F(ProtectionPgTest, A410DisablesAsGoneWithAnEvent) {

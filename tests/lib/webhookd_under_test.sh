@@ -55,25 +55,32 @@ start_webhookd() {
     cat "${tmpdir}/migrate.log" >&2
     die "webhookd migrate failed"
   }
-  port=$(_free_port)
   admin_key=whk_${name}_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
-  base=http://127.0.0.1:${port}
-  log "starting webhookd all on ${base}"
-  env WEBHOOKD_ADDR="127.0.0.1:${port}" WEBHOOKD_PUBLIC_URL="${base}" \
-    WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS=true WEBHOOKD_BOOTSTRAP_ADMIN_KEY="${admin_key}" \
-    WEBHOOKD_WORKER_ADDR= "$@" "${WEBHOOKD_BIN}" all >"${server_log}" 2>&1 &
-  pid=$!
   # The key goes to curl in a file, never on a command line.
   local auth_header=${tmpdir}/auth-header
   (umask 077 && printf 'Authorization: Bearer %s\n' "${admin_key}" >"${auth_header}")
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "${pid}" 2>/dev/null || break
-    if curl -fsS -o /dev/null --max-time 2 "${base}/healthz" 2>/dev/null &&
-      curl -fsS -o /dev/null --max-time 2 -H "@${auth_header}" "${base}/v1/admin/stats" 2>/dev/null; then
-      ready=1
-      break
-    fi
-    sleep 0.2
+  # A free port can be taken by another process before webhookd binds it: try another.
+  local attempt
+  for ((attempt = 1; attempt <= 5 && !ready; attempt++)); do
+    port=$(_free_port)
+    base=http://127.0.0.1:${port}
+    log "starting webhookd all on ${base}"
+    env WEBHOOKD_ADDR="127.0.0.1:${port}" WEBHOOKD_PUBLIC_URL="${base}" \
+      WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS=true WEBHOOKD_BOOTSTRAP_ADMIN_KEY="${admin_key}" \
+      WEBHOOKD_WORKER_ADDR= "$@" "${WEBHOOKD_BIN}" all >"${server_log}" 2>&1 &
+    pid=$!
+    for ((i = 0; i < 150; i++)); do
+      kill -0 "${pid}" 2>/dev/null || break
+      if curl -fsS -o /dev/null --max-time 2 "${base}/healthz" 2>/dev/null &&
+        curl -fsS -o /dev/null --max-time 2 -H "@${auth_header}" "${base}/v1/admin/stats" 2>/dev/null; then
+        ready=1
+        break
+      fi
+      sleep 0.2
+    done
+    [[ -n ${ready} ]] && break
+    kill -0 "${pid}" 2>/dev/null && break  # running but not ready: not a port clash
+    grep -q 'cannot listen on' "${server_log}" || break
   done
   if [[ -z ${ready} ]]; then
     echo "error: webhookd did not become ready on ${base}; the end of its log:" >&2

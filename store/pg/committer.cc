@@ -122,10 +122,13 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
       tx.commit();
     } catch (const pqxx::in_doubt_error&) {
       std::vector<int64_t> ids;
+      std::optional<Timestamp> created_at;
       for (size_t i = 0; i < group.size(); ++i) {
-        if (!refused[i]) ids.push_back(receipts[i].event.id);
+        if (refused[i]) continue;
+        ids.push_back(receipts[i].event.id);
+        created_at = receipts[i].event.created_at;
       }
-      if (!CommittedAfterDoubt(pool_.url(), ids)) throw;
+      if (!created_at || !CommittedAfterDoubt(pool_.url(), ids, *created_at)) throw;
     }
     for (size_t i = 0; i < group.size(); ++i) {
       if (refused[i]) {

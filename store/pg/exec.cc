@@ -17,7 +17,8 @@ void NotifyWakeup(pqxx::transaction_base& tx) {
   Exec(tx, sql::kNotifyWakeup, Params().Add(kWakeupChannel));
 }
 
-bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids) {
+bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& event_ids,
+                         Timestamp created_at) {
   ArrayLiteral ids;
   for (int64_t id : event_ids) ids.Add(id);
   const std::string array = ids.Finish();
@@ -25,7 +26,7 @@ bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& eve
     try {
       auto conn = PgPool::Connect(url);
       pqxx::nontransaction tx(*conn);
-      auto r = Exec(tx, sql::kCountEvents, Params().Add(array));
+      auto r = Exec(tx, sql::kCountEvents, Params().Add(array).Add(created_at));
       return r[0][0].as<int64_t>() > 0;  // one transaction: all or none
     } catch (const std::exception&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));

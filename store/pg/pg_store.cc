@@ -367,7 +367,8 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
           tx.commit();
         } catch (const pqxx::in_doubt_error&) {
           // Only a 202 for what committed, and a 202 for everything that did.
-          if (CommittedAfterDoubt(pool_.url(), {receipt.event.id})) return receipt;
+          if (CommittedAfterDoubt(pool_.url(), {receipt.event.id}, receipt.event.created_at))
+            return receipt;
           throw;
         }
         return receipt;

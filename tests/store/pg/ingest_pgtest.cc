@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/pg/exec.h"
 #include "store/pg/pg_store.h"
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
@@ -244,6 +245,26 @@ TEST_F(IngestPgTest, AnUnknownOrDeletedTargetIsInvalidAndWritesNothing) {
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "0");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "0");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "0");
+}
+
+// A commit whose connection broke is in doubt. After a crash the events sequence can hand
+// the in-doubt transaction's ids to a later one, so finding the ids is not proof: the check
+// must find the in-doubt transaction's own rows, or two 202s would name one event.
+TEST_F(IngestPgTest, ACommitInDoubtIsFoundByItsOwnTransactionNotByItsIdsAlone) {
+  CreateDestination(store_, {});
+  auto committed = Ingest("order.created");
+  ASSERT_TRUE(committed) << committed.error().message;
+  auto second = Ingest("order.created");
+  ASSERT_TRUE(second) << second.error().message;
+  const int64_t id = committed->event.id;
+  const Timestamp at = committed->event.created_at;
+
+  EXPECT_TRUE(pg::CommittedAfterDoubt(db_.url(), {id}, at));
+  // The same id drawn by a transaction that began a microsecond earlier (before the crash).
+  EXPECT_FALSE(pg::CommittedAfterDoubt(db_.url(), {id}, at - std::chrono::microseconds(1)));
+  EXPECT_FALSE(pg::CommittedAfterDoubt(db_.url(), {id + 1000}, at));
+  // A group is one transaction: its ids with another transaction's time are not it.
+  EXPECT_FALSE(pg::CommittedAfterDoubt(db_.url(), {second->event.id}, committed->event.created_at));
 }
 
 TEST_F(IngestPgTest, TheSameKeyAndBodyAnswersTheOriginalAndCreatesNothing) {

@@ -54,7 +54,7 @@ void Dispatcher::Observe(const AttemptRecord& r, Timestamp now) {
   }
 }
 
-Dispatcher::Dispatcher(DeliveryQueue& queue, Sender& sender, Clock& clock, Random& random,
+Dispatcher::Dispatcher(DeliveryQueue& queue, AsyncSender& sender, Clock& clock, Random& random,
                        const RetryPolicy& policy, Options options, Metrics* metrics)
     : queue_(queue),
       sender_(sender),
@@ -118,7 +118,6 @@ void Dispatcher::Run() {
   for (int i = 0; i < std::max(1, options_.recorders); ++i) {
     recorders_.emplace_back([this] { RecordLoop(); });
   }
-  for (int i = 0; i < options_.concurrency; ++i) senders_.emplace_back([this] { SendLoop(); });
 
   Duration delay = kFirstBackoff;
   auto last_sweep = std::chrono::steady_clock::now() - kSweepEvery;
@@ -142,18 +141,10 @@ void Dispatcher::Run() {
       delay = kFirstBackoff;
       got = static_cast<int>(claimed->deliveries.size());
       if (metrics_ != nullptr) metrics_->rate_limited.Inc(claimed->rate_limited);
-      // Skips send nothing: they go straight to the recorders, taking no sender.
+      // Skips send nothing: they go straight to the recorders, taking no slot.
       std::vector<AttemptRecord> skipped;
-      std::vector<Job> jobs;
-      for (auto& d : claimed->deliveries) {
-        if (d.kind == ClaimKind::kSkip) {
-          skipped.push_back(Skip(d));
-        } else {
-          if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
-            metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
-          }
-          jobs.push_back(Job{std::move(d)});
-        }
+      for (const auto& d : claimed->deliveries) {
+        if (d.kind == ClaimKind::kSkip) skipped.push_back(Skip(d));
       }
       if (!skipped.empty()) {
         {
@@ -162,13 +153,13 @@ void Dispatcher::Run() {
         }
         records_cv_.notify_one();
       }
-      if (!jobs.empty()) {
-        in_flight_ += static_cast<int>(jobs.size());
-        {
-          std::lock_guard lock(jobs_mu_);
-          for (auto& job : jobs) jobs_.push_back(std::move(job));
+      for (auto& d : claimed->deliveries) {
+        if (d.kind == ClaimKind::kSkip) continue;
+        if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
+          metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
         }
-        jobs_cv_.notify_all();
+        ++in_flight_;
+        Start(std::move(d));
       }
       if (got == want) continue;  // more may be waiting: no sleep between full batches
     }
@@ -192,24 +183,20 @@ void Dispatcher::Run() {
     woken_ = false;
   }
 
-  // Shutdown: nothing new starts; unstarted claims go back; sends in progress finish.
+  // Shutdown: nothing new starts; unstarted sends come back and their claims go back;
+  // sends in progress finish and are recorded.
+  sender_.CancelUnstarted();
   std::vector<ReleasedClaim> unstarted;
   {
-    std::lock_guard lock(jobs_mu_);
-    for (const Job& job : jobs_)
-      unstarted.push_back({job.delivery.delivery_id, job.delivery.claim_token});
-    in_flight_ -= static_cast<int>(jobs_.size());
-    jobs_.clear();
-    jobs_closed_ = true;
+    std::unique_lock lock(done_mu_);
+    done_cv_.wait(lock, [&] { return in_flight_.load() == 0; });
+    unstarted.swap(unstarted_);
   }
-  jobs_cv_.notify_all();
   if (!unstarted.empty()) {
     auto released = queue_.ReleaseClaims(unstarted);
     Log(LogLevel::kInfo, "released unstarted deliveries on shutdown",
         {{"count", static_cast<int64_t>(unstarted.size())}, {"ok", released.has_value()}});
   }
-  for (auto& t : senders_) t.join();
-  senders_.clear();
   {
     std::lock_guard lock(records_mu_);
     records_closed_ = true;
@@ -219,24 +206,7 @@ void Dispatcher::Run() {
   listener_.join();
 }
 
-void Dispatcher::SendLoop() {
-  for (;;) {
-    Job job;
-    {
-      std::unique_lock lock(jobs_mu_);
-      jobs_cv_.wait(lock, [&] { return !jobs_.empty() || jobs_closed_; });
-      if (jobs_.empty()) return;
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
-    }
-    Deliver(job.delivery);
-    const int left = --in_flight_;
-    // Claim again once a useful share of the slots is free, not on every completion.
-    if (left == 0 || options_.concurrency - left >= std::max(1, options_.claim_batch / 4)) Wake();
-  }
-}
-
-void Dispatcher::Deliver(const ClaimedDelivery& d) {
+void Dispatcher::Start(ClaimedDelivery d) {
   const std::string webhook_id = FormatId(kEventPrefix, d.event_id);
   Outgoing out;
   out.url = d.url;
@@ -250,14 +220,33 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
                  {"webhook-signature", signature.value_or("")}};
   for (const auto& header : d.headers) out.headers.push_back(header);
 
-  const auto steady_start = std::chrono::steady_clock::now();
-  SendResult sent = signature ? sender_.Send(out) : SendResult{};
+  // Shared, not moved into the callback: std::function must be copyable.
+  auto sending =
+      std::make_shared<Sending>(Sending{std::move(d), started, std::chrono::steady_clock::now()});
   if (!signature) {
+    SendResult sent;
     sent.refused = true;
     sent.error = "the destination's secret is not usable";
+    Finish(*sending, std::move(sent));
+    return;
   }
+  sender_.Start(std::move(out),
+                [this, sending](SendResult sent) { Finish(*sending, std::move(sent)); });
+}
+
+void Dispatcher::Finish(const Sending& s, SendResult sent) {
+  const ClaimedDelivery& d = s.delivery;
+  if (sent.not_started) {
+    // Handed back at shutdown: the claim is released, no attempt happened.
+    std::lock_guard lock(done_mu_);
+    unstarted_.push_back({d.delivery_id, d.claim_token});
+    --in_flight_;
+    done_cv_.notify_all();
+    return;
+  }
+  const Timestamp started = s.started;
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - steady_start);
+      std::chrono::steady_clock::now() - s.steady_start);
 
   AttemptResult result;
   if (sent.refused) {
@@ -305,7 +294,7 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
   }
   if (LogEnabled(LogLevel::kDebug)) {
     Log(LogLevel::kDebug, "attempt",
-        {{"event_id", webhook_id},
+        {{"event_id", FormatId(kEventPrefix, d.event_id)},
          {"delivery_id", FormatId(kDeliveryPrefix, d.delivery_id)},
          {"destination_id", FormatId(kDestinationPrefix, d.destination_id)},
          {"attempt", rec.attempt_number},
@@ -319,6 +308,15 @@ void Dispatcher::Deliver(const ClaimedDelivery& d) {
     records_.push_back(std::move(rec));
   }
   records_cv_.notify_one();
+  int left;
+  {
+    // Under the lock, so the shutdown's wait for the last send cannot miss it.
+    std::lock_guard lock(done_mu_);
+    left = --in_flight_;
+    if (left == 0) done_cv_.notify_all();
+  }
+  // Claim again once a useful share of the slots is free, not on every completion.
+  if (left == 0 || options_.concurrency - left >= std::max(1, options_.claim_batch / 4)) Wake();
 }
 
 AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {

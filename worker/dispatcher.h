@@ -2,7 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -11,14 +11,14 @@
 #include "base/random.h"
 #include "core/retry_policy.h"
 #include "store/delivery_queue.h"
-#include "worker/sender.h"
+#include "worker/async_sender.h"
 
 namespace webhookd {
 
 class Metrics;
 
-// The delivery loop of one worker process: claims due deliveries in batches, sends each
-// on one of `concurrency` sender threads, and writes outcomes in batches. Wakes on the
+// The delivery loop of one worker process: claims due deliveries in batches, starts each
+// on the sender (at most `concurrency` at once), and writes outcomes in batches. Wakes on the
 // ingest/replay notification, sleeps until the next due time otherwise (at most
 // `fallback_poll`), and rides out database outages by backing off and retrying.
 class Dispatcher {
@@ -40,7 +40,7 @@ class Dispatcher {
   };
 
   // Borrows every argument; each must outlive the Dispatcher. `metrics` may be null.
-  Dispatcher(DeliveryQueue& queue, Sender& sender, Clock& clock, Random& random,
+  Dispatcher(DeliveryQueue& queue, AsyncSender& sender, Clock& clock, Random& random,
              const RetryPolicy& policy, Options options, Metrics* metrics = nullptr);
   ~Dispatcher();
 
@@ -54,14 +54,19 @@ class Dispatcher {
   int in_flight() const { return in_flight_.load(); }
 
  private:
-  struct Job {
+  // What a started send needs when its answer comes back.
+  struct Sending {
     ClaimedDelivery delivery;
+    Timestamp started;
+    std::chrono::steady_clock::time_point steady_start;
   };
 
   void ListenLoop();
-  void SendLoop();
   void RecordLoop();
-  void Deliver(const ClaimedDelivery& d);
+  // Signs the delivery and starts it on the sender.
+  void Start(ClaimedDelivery d);
+  // Runs on the sender's thread with the send's answer.
+  void Finish(const Sending& s, SendResult sent);
   // An open circuit's due delivery: nothing is sent; it is recorded as skipped and
   // rescheduled as a retryable failure would be.
   AttemptRecord Skip(const ClaimedDelivery& d);
@@ -70,7 +75,7 @@ class Dispatcher {
   void Observe(const AttemptRecord& r, Timestamp now);
 
   DeliveryQueue& queue_;
-  Sender& sender_;
+  AsyncSender& sender_;
   Clock& clock_;
   Random& random_;
   const RetryPolicy& policy_;
@@ -85,10 +90,10 @@ class Dispatcher {
   std::condition_variable wake_cv_;
   bool woken_ = false;
 
-  std::mutex jobs_mu_;
-  std::condition_variable jobs_cv_;
-  std::deque<Job> jobs_;
-  bool jobs_closed_ = false;
+  // Sends the sender handed back unstarted at shutdown, and the end of the last send.
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  std::vector<ReleasedClaim> unstarted_;
 
   std::mutex records_mu_;
   std::condition_variable records_cv_;
@@ -97,7 +102,6 @@ class Dispatcher {
 
   std::thread listener_;
   std::vector<std::thread> recorders_;
-  std::vector<std::thread> senders_;
 };
 
 }  // namespace webhookd

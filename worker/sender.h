@@ -21,6 +21,7 @@ struct SendResult {
   bool timed_out = false;
   std::string body;                        // the first 4 KiB of the response body
   std::optional<std::string> retry_after;  // the Retry-After header, raw
+  bool not_started = false;                // cancelled before it reached the network (AsyncSender)
 };
 
 // Sends a delivery. Thread-safe.

@@ -32,8 +32,8 @@
 #include "server/purger.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
+#include "worker/curl_sender.h"
 #include "worker/dispatcher.h"
-#include "worker/http_sender.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -185,12 +185,14 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   }
 
   RetryPolicy policy(config->retry_schedule, config->retry_jitter);
-  std::unique_ptr<HttpSender> sender;
+  std::unique_ptr<CurlSender> sender;
   std::unique_ptr<Dispatcher> dispatcher;
   if (worker) {
-    sender = std::make_unique<HttpSender>(
-        resolver, HttpSender::Options{config->connect_timeout, config->attempt_timeout,
-                                      config->allow_private_destinations});
+    CurlSender::Options sender_options;
+    sender_options.connect_timeout = config->connect_timeout;
+    sender_options.attempt_timeout = config->attempt_timeout;
+    sender_options.allow_private = config->allow_private_destinations;
+    sender = std::make_unique<CurlSender>(resolver, sender_options);
     Dispatcher::Options options;
     options.concurrency = config->worker_concurrency;
     options.claim_batch = std::min(config->worker_concurrency, 128);

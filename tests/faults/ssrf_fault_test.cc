@@ -21,7 +21,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
-#include "worker/http_sender.h"
+#include "worker/curl_sender.h"
 
 namespace webhookd::testing {
 namespace {
@@ -178,8 +178,8 @@ Outgoing Request(int port) {
   return out;
 }
 
-HttpSender::Options SenderOptions(bool allow_private) {
-  HttpSender::Options options;
+CurlSender::Options SenderOptions(bool allow_private) {
+  CurlSender::Options options;
   options.connect_timeout = std::chrono::seconds(1);
   options.attempt_timeout = std::chrono::seconds(2);
   options.allow_private = allow_private;
@@ -197,7 +197,7 @@ TEST(SsrfFaultTest, DnsRebindingToLoopbackIsRefusedAtDeliveryTime) {
   EXPECT_EQ(vetted->front().ToString(), "93.184.216.34");
 
   // At delivery time the name answers 127.0.0.1: refused, nothing connects.
-  HttpSender sender(resolver, SenderOptions(false));
+  CurlSender sender(resolver, SenderOptions(false));
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_TRUE(sent.refused);
   ASSERT_TRUE(sent.error.has_value());
@@ -212,7 +212,7 @@ TEST(SsrfFaultTest, DnsRebindingToLoopbackIsRefusedAtDeliveryTime) {
 TEST(SsrfFaultTest, APublicAnswerMixedWithLoopbackIsRefused) {
   RawListener listener("127.0.0.1", 0, RawListener::Answers(200));
   ScriptedResolver resolver({{kPublic, kLoopback}});
-  HttpSender sender(resolver, SenderOptions(false));
+  CurlSender sender(resolver, SenderOptions(false));
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_TRUE(sent.refused) << sent.error.value_or("");
   std::this_thread::sleep_for(200ms);
@@ -224,7 +224,7 @@ TEST(SsrfFaultTest, APublicAnswerMixedWithLoopbackIsRefused) {
 TEST(SsrfFaultTest, WithTheGuardOffTheSameRequestConnects) {
   RawListener listener("127.0.0.1", 0, RawListener::Answers(200));
   ScriptedResolver resolver({{kLoopback}});
-  HttpSender sender(resolver, SenderOptions(true));
+  CurlSender sender(resolver, SenderOptions(true));
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_FALSE(sent.refused);
   EXPECT_EQ(sent.status_code, std::optional<int>(200)) << sent.error.value_or("");

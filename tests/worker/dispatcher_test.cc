@@ -18,6 +18,7 @@
 #include "core/ids.h"
 #include "core/signing.h"
 #include "tests/testing/fakes.h"
+#include "worker/threaded_sender.h"
 
 namespace webhookd {
 namespace {
@@ -166,6 +167,11 @@ class FakeSender final : public Sender {
   std::vector<Outgoing> sent;
   int started_ = 0;
   bool open_ = true;
+
+ public:
+  // What the dispatcher is given: these answers, on threads of their own. Last, so it is
+  // stopped before the script goes.
+  ThreadedSender async{*this, 16};
 };
 
 ClaimedDelivery Delivery(int64_t id, int attempt_count = 0, int cycle_attempts = 0) {
@@ -225,7 +231,7 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
   FakeClock clock;
   FakeRandom random({0.25});
   store.Add(Delivery(1));
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(2));
   run.Stop();
@@ -275,7 +281,7 @@ TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {
   FakeRandom random({0.5});
   store.Add(Delivery(1));
   sender.SetOpen(false);
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(sender.WaitForStarted(1));
   clock.Advance(10s);  // the second attempt starts after this and carries its own time
@@ -313,7 +319,7 @@ TEST(DispatcherTest, RetryAfterAndA429AreScaledAsTheContractSays) {
   FakeRandom random({0.25});
   store.Add(Delivery(1));
   const RetryPolicy policy({10s, 20s, 30s, 40s}, 0.2);
-  Dispatcher dispatcher(store, sender, clock, random, policy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, policy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(4));
   run.Stop();
@@ -331,7 +337,7 @@ TEST(DispatcherTest, A410DeadLettersAndDisablesTheDestination) {
   FakeClock clock;
   FakeRandom random({0.5});
   store.Add(Delivery(1));
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   std::this_thread::sleep_for(100ms);  // nothing more may come
@@ -353,7 +359,7 @@ TEST(DispatcherTest, OtherPermanentFailuresDoNotDisable) {
   FakeClock clock;
   FakeRandom random({0.5});
   store.Add(Delivery(1));
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   run.Stop();
@@ -371,7 +377,7 @@ TEST(DispatcherTest, TheLastAttemptOfACycleExhausts) {
   FakeClock clock;
   FakeRandom random({0.5});
   store.Add(Delivery(1, 7, 2));
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   run.Stop();
@@ -395,7 +401,7 @@ TEST(DispatcherTest, AnUnusableSecretIsAPermanentFailureAndNothingIsSent) {
   ClaimedDelivery d = Delivery(1);
   d.secrets = {"whsec_short"};
   store.Add(d);
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   run.Stop();
@@ -411,7 +417,7 @@ TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {
   FakeClock clock;
   FakeRandom random({0.5});
   for (int i = 1; i <= 10; ++i) store.Add(Delivery(i));
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(3));
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions(3));
   Running run(dispatcher);
   ASSERT_TRUE(sender.WaitForStarted(3));
   std::this_thread::sleep_for(100ms);
@@ -435,7 +441,7 @@ TEST(DispatcherTest, StopLetsASendInProgressFinishAndRecordsIt) {
   FakeClock clock;
   FakeRandom random({0.5});
   store.Add(Delivery(1));
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   std::atomic<bool> returned{false};
   std::thread run([&] {
     dispatcher.Run();
@@ -464,7 +470,7 @@ TEST(DispatcherTest, StopReleasesClaimedButUnstartedJobs) {
     FakeRandom random({0.5});
     constexpr int kJobs = 32;
     for (int i = 1; i <= kJobs; ++i) store.Add(Delivery(i));
-    Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(kJobs));
+    Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions(kJobs));
     store.on_claim = [&] { dispatcher.Stop(); };
     dispatcher.Run();  // returns once drained
 
@@ -498,7 +504,7 @@ TEST(DispatcherTest, AnOpenCircuitsDeliveryIsRecordedAsSkippedAndNotSent) {
   ClaimedDelivery d = Delivery(1, 4, 0);
   d.kind = ClaimKind::kSkip;
   store.Add(d);
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(), &metrics);
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions(), &metrics);
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   run.Stop();
@@ -527,7 +533,7 @@ TEST(DispatcherTest, ASkipOfTheCyclesLastAttemptDeadLettersAsExhausted) {
   ClaimedDelivery d = Delivery(1, 2, 2);  // the third and last attempt of kPolicy
   d.kind = ClaimKind::kSkip;
   store.Add(d);
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions());
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   std::this_thread::sleep_for(50ms);
@@ -552,7 +558,7 @@ TEST(DispatcherTest, AProbeIsSentAndItsRecordSaysSo) {
   ClaimedDelivery clean = Delivery(2);
   clean.clean = true;
   store.Add(clean);
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, FastOptions(), &metrics);
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions(), &metrics);
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(2));
   run.Stop();
@@ -584,7 +590,7 @@ TEST(DispatcherTest, ProtectionSettingsReachTheStoreAndItsTransitionsTheMetrics)
   options.protection.circuit = {7, 90s};
   options.protection.disable_after = 5min;
   options.protection.default_max_in_flight = 999;  // the dispatcher's own wins
-  Dispatcher dispatcher(store, sender, clock, random, kPolicy, options, &metrics);
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options, &metrics);
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(1));
   run.Stop();

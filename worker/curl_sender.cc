@@ -1,0 +1,375 @@
+#include "worker/curl_sender.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+
+#include "base/log.h"
+#include "net/url.h"
+
+namespace webhookd {
+namespace {
+
+constexpr size_t kKeptBody = 4096;
+
+CURLM* Multi(void* m) { return static_cast<CURLM*>(m); }
+
+long Millis(Duration d) {
+  return static_cast<long>(std::max<int64_t>(1, (d.count() + 999) / 1000));
+}
+
+bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::optional<IpAddress> FromSockaddr(const sockaddr* sa) {
+  if (sa->sa_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(sa);
+    return IpAddress::V4(ntohl(in->sin_addr.s_addr));
+  }
+  if (sa->sa_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(sa);
+    std::array<uint8_t, 16> bytes;
+    std::memcpy(bytes.data(), in6->sin6_addr.s6_addr, 16);
+    return IpAddress::V6(bytes);
+  }
+  return std::nullopt;
+}
+
+std::once_flag curl_initialized;
+
+}  // namespace
+
+struct CurlSender::Transfer {
+  Outgoing out;
+  Done done;
+  Url url;
+  IpAddress vetted;
+  SendResult result;
+  // Set while it runs on the transfer thread.
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  curl_slist* connect_to = nullptr;
+  size_t read = 0;
+  bool over_limit = false;
+  bool wrong_address = false;
+  char error[CURL_ERROR_SIZE] = {};
+  bool allow_private = false;
+  size_t max_read = 0;
+
+  ~Transfer() {
+    curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to);
+  }
+};
+
+namespace {
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<CurlSender::Transfer*>(user);
+  const std::string_view line(data, size * count);
+  // A new status line (after an interim 1xx answer) starts the headers afresh.
+  if (StartsWithNoCase(line, "http/")) t->result.retry_after.reset();
+  if (StartsWithNoCase(line, "retry-after:")) {
+    t->result.retry_after = std::string(Trim(line.substr(12)));
+  }
+  return size * count;
+}
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<CurlSender::Transfer*>(user);
+  const size_t len = size * count;
+  if (t->result.body.size() < kKeptBody) {
+    t->result.body.append(data, std::min(len, kKeptBody - t->result.body.size()));
+  }
+  t->read += len;
+  if (t->read > t->max_read) {
+    t->over_limit = true;
+    return 0;  // curl ends the transfer (CURLE_WRITE_ERROR) and drops the connection
+  }
+  return len;
+}
+
+// The last word on where a connection goes: the address vetted for this attempt, and a
+// public one unless private destinations are allowed.
+curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
+  auto* t = static_cast<CurlSender::Transfer*>(user);
+  const auto ip = FromSockaddr(&address->addr);
+  if (!ip || !(*ip == t->vetted) || (!t->allow_private && !IsPublicAddress(*ip))) {
+    t->wrong_address = true;
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(address->family, address->socktype, address->protocol);
+}
+
+}  // namespace
+
+CurlSender::CurlSender(Resolver& resolver, Options options)
+    : resolver_(resolver), options_(options) {
+  std::call_once(curl_initialized, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  multi_ = curl_multi_init();
+  curl_multi_setopt(Multi(multi_), CURLMOPT_MAXCONNECTS,
+                    static_cast<long>(options_.max_connections));
+  transfer_thread_ = std::thread([this] { TransferLoop(); });
+  for (int i = 0; i < std::max(1, options_.resolvers); ++i) {
+    resolver_threads_.emplace_back([this] { ResolveLoop(); });
+  }
+}
+
+CurlSender::~CurlSender() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  resolve_cv_.notify_all();
+  curl_multi_wakeup(Multi(multi_));
+  for (auto& t : resolver_threads_) t.join();
+  transfer_thread_.join();
+  for (void* easy : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(easy));
+  curl_multi_cleanup(Multi(multi_));
+}
+
+void CurlSender::Start(Outgoing request, Done done) {
+  auto t = std::make_unique<Transfer>();
+  t->out = std::move(request);
+  t->done = std::move(done);
+  t->allow_private = options_.allow_private;
+  t->max_read = options_.max_response_read;
+  auto url = ParseUrl(t->out.url);
+  if (!url) {
+    t->result.refused = true;
+    t->result.error = "invalid destination URL: " + url.error().message;
+    Submit(std::move(t));
+    return;
+  }
+  t->url = std::move(*url);
+  if (ParseIpLiteral(t->url.host)) {
+    Vet(*t);  // no DNS: nothing to wait for
+    Submit(std::move(t));
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    to_resolve_.push_back(std::move(t));
+  }
+  resolve_cv_.notify_one();
+}
+
+void CurlSender::Vet(Transfer& t) {
+  auto addresses = VetHost(t.url.host, resolver_, options_.allow_private);
+  if (!addresses) {
+    if (addresses.error().kind == ErrorKind::kForbidden) {
+      t.result.refused = true;
+      t.result.error = "refused: " + addresses.error().message;
+    } else {
+      t.result.error = "DNS: " + addresses.error().message;
+    }
+  } else if (addresses->empty()) {
+    t.result.error = "DNS: no address for " + t.url.host;
+  } else {
+    t.vetted = addresses->front();
+  }
+}
+
+void CurlSender::Submit(std::unique_ptr<Transfer> t) {
+  {
+    std::lock_guard lock(mu_);
+    submitted_.push_back(std::move(t));
+  }
+  curl_multi_wakeup(Multi(multi_));
+}
+
+void CurlSender::ResolveLoop() {
+  for (;;) {
+    std::unique_ptr<Transfer> t;
+    {
+      std::unique_lock lock(mu_);
+      resolve_cv_.wait(lock, [&] { return stop_ || !to_resolve_.empty(); });
+      if (to_resolve_.empty()) return;
+      t = std::move(to_resolve_.front());
+      to_resolve_.pop_front();
+    }
+    Vet(*t);
+    Submit(std::move(t));
+  }
+}
+
+void CurlSender::CancelUnstarted() {
+  std::vector<std::unique_ptr<Transfer>> cancelled;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& t : to_resolve_) cancelled.push_back(std::move(t));
+    to_resolve_.clear();
+    for (auto& t : submitted_) cancelled.push_back(std::move(t));
+    submitted_.clear();
+  }
+  // `done` never runs inside Start, and callers may hold their own locks here: hand the
+  // cancelled ones to the transfer thread to answer.
+  for (auto& t : cancelled) {
+    t->result = SendResult{};
+    t->result.not_started = true;
+    t->result.error = "not started";
+  }
+  if (cancelled.empty()) return;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& t : cancelled) submitted_.push_back(std::move(t));
+  }
+  curl_multi_wakeup(Multi(multi_));
+}
+
+SendResult CurlSender::Send(const Outgoing& request) {
+  std::promise<SendResult> promise;
+  auto result = promise.get_future();
+  Start(request, [&promise](SendResult r) { promise.set_value(std::move(r)); });
+  return result.get();
+}
+
+void CurlSender::Begin(std::unique_ptr<Transfer> t) {
+  // Refused, not resolved, or cancelled: answered without touching the network.
+  if (t->result.refused || t->result.error || t->result.not_started) {
+    auto done = std::move(t->done);
+    done(std::move(t->result));
+    return;
+  }
+  CURL* easy;
+  if (idle_handles_.empty()) {
+    easy = curl_easy_init();
+  } else {
+    easy = static_cast<CURL*>(idle_handles_.back());
+    idle_handles_.pop_back();
+    curl_easy_reset(easy);
+  }
+  t->easy = easy;
+  const Url& u = t->url;
+  const bool v6_host = u.host.find(':') != std::string::npos;
+  // The URL as it was vetted, from its parsed parts, so curl reads the same host and port.
+  const std::string url = u.scheme + "://" + (v6_host ? "[" + u.host + "]" : u.host) + ":" +
+                          std::to_string(u.port) + u.target;
+  const std::string ip = t->vetted.ToString();
+  const std::string connect_to =
+      "::" + (t->vetted.v6 ? "[" + ip + "]" : ip) + ":" + std::to_string(u.port);
+  t->connect_to = curl_slist_append(nullptr, connect_to.c_str());
+  for (const auto& [name, value] : t->out.headers) {
+    // curl sends "Name:" with nothing after it as "remove this header": "Name;" is empty.
+    const std::string line = value.empty() ? name + ";" : name + ": " + value;
+    t->headers = curl_slist_append(t->headers, line.c_str());
+  }
+  // Neither curl's default Accept nor "Expect: 100-continue" (a round trip for bodies
+  // over 1 KiB): the request is the headers given and the body.
+  t->headers = curl_slist_append(t->headers, "Expect:");
+  t->headers = curl_slist_append(t->headers, "Accept:");
+
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_CONNECT_TO, t->connect_to);
+  curl_easy_setopt(easy, CURLOPT_PROXY, "");  // never a proxy from the environment
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, Millis(options_.connect_timeout));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, Millis(options_.attempt_timeout));
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, t->out.body.data());
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->out.body.size()));
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
+  curl_multi_add_handle(Multi(multi_), easy);
+  running_.insert(t.release());  // owned through running_ until Finish
+}
+
+void CurlSender::Finish(Transfer* raw, int code) {
+  running_.erase(raw);
+  std::unique_ptr<Transfer> t(raw);
+  CURL* easy = t->easy;
+  const auto rc = static_cast<CURLcode>(code);
+  long status = 0;
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  SendResult& r = t->result;
+  if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->over_limit && status > 0)) {
+    r.status_code = static_cast<int>(status);
+  } else if (t->wrong_address) {
+    r.refused = true;
+    r.error = "refused: the connection went to an address that was not vetted";
+  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+    r.timed_out = true;
+    r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
+    r.retry_after.reset();
+  } else {
+    r.error = std::string("HTTP ") + curl_easy_strerror(rc);
+    if (t->error[0] != '\0') *r.error += std::string(": ") + t->error;
+    r.retry_after.reset();
+  }
+  curl_multi_remove_handle(Multi(multi_), easy);
+  // The headers and body it pointed at go with the transfer.
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(easy, CURLOPT_CONNECT_TO, nullptr);
+  idle_handles_.push_back(easy);
+  auto done = std::move(t->done);
+  done(std::move(r));
+}
+
+void CurlSender::TransferLoop() {
+  int running = 0;
+  for (;;) {
+    std::vector<std::unique_ptr<Transfer>> batch;
+    bool stop;
+    {
+      std::lock_guard lock(mu_);
+      batch.swap(submitted_);
+      stop = stop_;
+    }
+    for (auto& t : batch) {
+      if (stop && !t->result.not_started) {
+        t->result = SendResult{};
+        t->result.error = "shutting down";
+      }
+      Begin(std::move(t));
+    }
+    if (stop) break;
+    curl_multi_perform(Multi(multi_), &running);
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(Multi(multi_), &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+      Finish(t, msg->data.result);
+    }
+    curl_multi_poll(Multi(multi_), nullptr, 0, 1000, nullptr);
+  }
+  // Whatever still runs is ended: the owner has stopped waiting for it.
+  while (!running_.empty()) {
+    Transfer* t = *running_.begin();
+    t->result = SendResult{};
+    Finish(t, CURLE_ABORTED_BY_CALLBACK);
+  }
+}
+
+}  // namespace webhookd

@@ -1,6 +1,7 @@
 #include "worker/dispatcher.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "base/encoding.h"
@@ -128,7 +129,7 @@ void Dispatcher::Run() {
         Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
       }
     }
-    const int free = options_.concurrency - in_flight_.load();
+    const int free = options_.concurrency + options_.claim_ahead - in_flight_.load();
     int want = std::min(free, options_.claim_batch);
     int got = 0;
     if (want > 0) {
@@ -159,9 +160,12 @@ void Dispatcher::Run() {
           metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
         }
         ++in_flight_;
-        Start(std::move(d));
+        Offer(std::move(d));
       }
       if (got == want) continue;  // more may be waiting: no sleep between full batches
+      // Fewer than asked for: due work may be held back by destination caps, which free
+      // up as outcomes are written; the recorders wake this loop when they write some.
+      held_back_ = true;
     }
     // Sleep until a wake-up, a freed slot, the next due time or the fallback poll. After a
     // claim that got something, the end of those sends (or a notification) wakes this loop
@@ -183,14 +187,22 @@ void Dispatcher::Run() {
     woken_ = false;
   }
 
-  // Shutdown: nothing new starts; unstarted sends come back and their claims go back;
-  // sends in progress finish and are recorded.
-  sender_.CancelUnstarted();
+  // Shutdown: nothing new starts; what waits in the ready queue and the sends the sender
+  // has not begun come back and their claims go back; sends in progress finish and are
+  // recorded.
   std::vector<ReleasedClaim> unstarted;
+  {
+    std::lock_guard lock(ready_mu_);
+    for (const ClaimedDelivery& d : ready_) unstarted.push_back({d.delivery_id, d.claim_token});
+    in_flight_ -= static_cast<int>(ready_.size());
+    ready_.clear();
+  }
+  sender_.CancelUnstarted();
   {
     std::unique_lock lock(done_mu_);
     done_cv_.wait(lock, [&] { return in_flight_.load() == 0; });
-    unstarted.swap(unstarted_);
+    unstarted.insert(unstarted.end(), unstarted_.begin(), unstarted_.end());
+    unstarted_.clear();
   }
   if (!unstarted.empty()) {
     auto released = queue_.ReleaseClaims(unstarted);
@@ -238,10 +250,11 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   const ClaimedDelivery& d = s.delivery;
   if (sent.not_started) {
     // Handed back at shutdown: the claim is released, no attempt happened.
-    std::lock_guard lock(done_mu_);
-    unstarted_.push_back({d.delivery_id, d.claim_token});
-    --in_flight_;
-    done_cv_.notify_all();
+    {
+      std::lock_guard lock(done_mu_);
+      unstarted_.push_back({d.delivery_id, d.claim_token});
+    }
+    Ended();
     return;
   }
   const Timestamp started = s.started;
@@ -308,6 +321,33 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
     records_.push_back(std::move(rec));
   }
   records_cv_.notify_one();
+  Ended();
+}
+
+void Dispatcher::Offer(ClaimedDelivery d) {
+  {
+    std::lock_guard lock(ready_mu_);
+    if (sending_ >= options_.concurrency) {
+      ready_.push_back(std::move(d));
+      return;
+    }
+    ++sending_;
+  }
+  Start(std::move(d));
+}
+
+void Dispatcher::Ended() {
+  std::optional<ClaimedDelivery> next;
+  {
+    std::lock_guard lock(ready_mu_);
+    if (!ready_.empty() && !stopping_) {
+      next = std::move(ready_.front());
+      ready_.pop_front();
+    } else {
+      --sending_;
+    }
+  }
+  if (next) Start(std::move(*next));
   int left;
   {
     // Under the lock, so the shutdown's wait for the last send cannot miss it.
@@ -315,8 +355,9 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
     left = --in_flight_;
     if (left == 0) done_cv_.notify_all();
   }
-  // Claim again once a useful share of the slots is free, not on every completion.
-  if (left == 0 || options_.concurrency - left >= std::max(1, options_.claim_batch / 4)) Wake();
+  // Claim again once a useful share of the room is free, not on every completion.
+  const int room = options_.concurrency + options_.claim_ahead - left;
+  if (left == 0 || room >= std::max(1, options_.claim_batch / 4)) Wake();
 }
 
 AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {
@@ -407,8 +448,9 @@ void Dispatcher::RecordLoop() {
     }
     batch.clear();
     // The claim loop last looked for the next due time before these retries were
-    // written: let it look again, or a short wait is stretched to the fallback poll.
-    if (retries) Wake();
+    // written: let it look again, or a short wait is stretched to the fallback poll. A
+    // claim held back by caps may find room now that these outcomes no longer count.
+    if (held_back_.exchange(false) || retries) Wake();
   }
 }
 

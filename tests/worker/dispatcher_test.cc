@@ -55,6 +55,10 @@ class FakeQueue final : public DeliveryQueue {
   int rate_limited_per_claim = 0;
   ProtectionSettings protection;  // as last passed to RecordOutcomes
   RecordedOutcomes transitions;   // added to every RecordOutcomes answer
+  // When > 0, at most this many claimed deliveries may be unrecorded, as a destination's
+  // cap counts its deliveries until their outcomes are written.
+  int unrecorded_cap = 0;
+  Duration record_delay{0};  // each RecordOutcomes waits this long before it records
 
   void Add(ClaimedDelivery d) {
     std::lock_guard lock(mu);
@@ -73,7 +77,11 @@ class FakeQueue final : public DeliveryQueue {
       claim_limits.push_back(limit);
       lease = l;
       default_cap = cap;
-      while (!due.empty() && static_cast<int>(out.size()) < limit) {
+      const auto unrecorded = [&] {
+        return static_cast<int>(claimed.size() - records.size() - released.size());
+      };
+      while (!due.empty() && static_cast<int>(out.size()) < limit &&
+             (unrecorded_cap == 0 || unrecorded() < unrecorded_cap)) {
         ClaimedDelivery d = std::move(due.front());
         due.pop_front();
         d.claim_token = next_token++;
@@ -89,6 +97,7 @@ class FakeQueue final : public DeliveryQueue {
                                           const ProtectionSettings& settings) override {
     RecordedOutcomes recorded = transitions;
     std::vector<int64_t>& applied = recorded.applied;
+    std::this_thread::sleep_for(record_delay);
     {
       std::lock_guard lock(mu);
       protection = settings;
@@ -432,6 +441,82 @@ TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {
   ASSERT_TRUE(store.WaitForRecords(10));
   run.Stop();
   EXPECT_EQ(dispatcher.in_flight(), 0);
+}
+
+TEST(DispatcherTest, ClaimsAheadAtMostItsAllowanceAndSendsNoMoreThanItsConcurrency) {
+  FakeQueue store;
+  FakeSender sender;
+  sender.SetOpen(false);
+  FakeClock clock;
+  FakeRandom random({0.5});
+  for (int i = 1; i <= 10; ++i) store.Add(Delivery(i));
+  Dispatcher::Options options = FastOptions(3);
+  options.claim_ahead = 2;
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
+  Running run(dispatcher);
+  ASSERT_TRUE(sender.WaitForStarted(3));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(sender.Sent().size(), 3u);
+  EXPECT_EQ(dispatcher.in_flight(), 5);
+  {
+    std::lock_guard lock(store.mu);
+    EXPECT_EQ(store.claimed.size(), 5u);
+  }
+  sender.SetOpen(true);
+  ASSERT_TRUE(store.WaitForRecords(10));
+  run.Stop();
+  EXPECT_EQ(sender.Sent().size(), 10u);
+  EXPECT_EQ(dispatcher.in_flight(), 0);
+}
+
+TEST(DispatcherTest, StopReleasesWhatWasClaimedAheadAndLetsTheSendFinish) {
+  FakeQueue store;
+  FakeSender sender;
+  sender.SetOpen(false);
+  FakeClock clock;
+  FakeRandom random({0.5});
+  for (int i = 1; i <= 4; ++i) store.Add(Delivery(i));
+  Dispatcher::Options options = FastOptions(1);
+  options.claim_ahead = 3;
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
+  std::thread run([&] { dispatcher.Run(); });
+  ASSERT_TRUE(sender.WaitForStarted(1));
+  for (int i = 0; i < 100 && dispatcher.in_flight() < 4; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(dispatcher.in_flight(), 4);
+  dispatcher.Stop();
+  std::this_thread::sleep_for(100ms);
+  sender.SetOpen(true);
+  run.join();
+  EXPECT_EQ(sender.Sent().size(), 1u);
+  ASSERT_EQ(store.records.size(), 1u);
+  std::map<int64_t, int64_t> tokens;
+  for (const ClaimedDelivery& c : store.claimed) tokens[c.delivery_id] = c.claim_token;
+  ASSERT_EQ(store.released.size(), 3u);
+  std::set<int64_t> ended = {store.records[0].delivery_id};
+  for (const ReleasedClaim& c : store.released) {
+    EXPECT_EQ(c.claim_token, tokens[c.delivery_id]);
+    EXPECT_TRUE(ended.insert(c.delivery_id).second);
+  }
+  EXPECT_EQ(ended.size(), 4u);
+  EXPECT_EQ(dispatcher.in_flight(), 0);
+}
+
+TEST(DispatcherTest, AClaimHeldBackByACapIsMadeAgainOnceOutcomesAreWritten) {
+  FakeQueue store;
+  store.unrecorded_cap = 1;
+  // The claim after the first send comes before its outcome is written, and gets nothing.
+  store.record_delay = 200ms;
+  FakeSender sender;
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  store.Add(Delivery(2));
+  Dispatcher::Options options = FastOptions();
+  options.fallback_poll = 1h;  // nothing but the recorder can wake the loop in time
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
+  Running run(dispatcher);
+  EXPECT_TRUE(store.WaitForRecords(2, 5s)) << "the held-back claim waited for the poll";
+  run.Stop();
 }
 
 TEST(DispatcherTest, StopLetsASendInProgressFinishAndRecordsIt) {

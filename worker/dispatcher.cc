@@ -1,7 +1,6 @@
 #include "worker/dispatcher.h"
 
 #include <algorithm>
-#include <optional>
 #include <unordered_set>
 
 #include "base/encoding.h"
@@ -129,7 +128,7 @@ void Dispatcher::Run() {
         Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
       }
     }
-    const int free = options_.concurrency + options_.claim_ahead - in_flight_.load();
+    const int free = options_.concurrency - in_flight_.load();
     int want = std::min(free, options_.claim_batch);
     int got = 0;
     if (want > 0) {
@@ -160,7 +159,7 @@ void Dispatcher::Run() {
           metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
         }
         ++in_flight_;
-        Offer(std::move(d));
+        Start(std::move(d));
       }
       if (got == want) continue;  // more may be waiting: no sleep between full batches
       // Fewer than asked for: due work may be held back by destination caps, which free
@@ -187,22 +186,14 @@ void Dispatcher::Run() {
     woken_ = false;
   }
 
-  // Shutdown: nothing new starts; what waits in the ready queue and the sends the sender
-  // has not begun come back and their claims go back; sends in progress finish and are
-  // recorded.
-  std::vector<ReleasedClaim> unstarted;
-  {
-    std::lock_guard lock(ready_mu_);
-    for (const ClaimedDelivery& d : ready_) unstarted.push_back({d.delivery_id, d.claim_token});
-    in_flight_ -= static_cast<int>(ready_.size());
-    ready_.clear();
-  }
+  // Shutdown: nothing new starts; the sends the sender has not begun come back and their
+  // claims go back; sends in progress finish and are recorded.
   sender_.CancelUnstarted();
+  std::vector<ReleasedClaim> unstarted;
   {
     std::unique_lock lock(done_mu_);
     done_cv_.wait(lock, [&] { return in_flight_.load() == 0; });
-    unstarted.insert(unstarted.end(), unstarted_.begin(), unstarted_.end());
-    unstarted_.clear();
+    unstarted.swap(unstarted_);
   }
   if (!unstarted.empty()) {
     auto released = queue_.ReleaseClaims(unstarted);
@@ -324,30 +315,7 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   Ended();
 }
 
-void Dispatcher::Offer(ClaimedDelivery d) {
-  {
-    std::lock_guard lock(ready_mu_);
-    if (sending_ >= options_.concurrency) {
-      ready_.push_back(std::move(d));
-      return;
-    }
-    ++sending_;
-  }
-  Start(std::move(d));
-}
-
 void Dispatcher::Ended() {
-  std::optional<ClaimedDelivery> next;
-  {
-    std::lock_guard lock(ready_mu_);
-    if (!ready_.empty() && !stopping_) {
-      next = std::move(ready_.front());
-      ready_.pop_front();
-    } else {
-      --sending_;
-    }
-  }
-  if (next) Start(std::move(*next));
   int left;
   {
     // Under the lock, so the shutdown's wait for the last send cannot miss it.
@@ -355,9 +323,8 @@ void Dispatcher::Ended() {
     left = --in_flight_;
     if (left == 0) done_cv_.notify_all();
   }
-  // Claim again once a useful share of the room is free, not on every completion.
-  const int room = options_.concurrency + options_.claim_ahead - left;
-  if (left == 0 || room >= std::max(1, options_.claim_batch / 4)) Wake();
+  // Claim again once a useful share of the slots is free, not on every completion.
+  if (left == 0 || options_.concurrency - left >= std::max(1, options_.claim_batch / 4)) Wake();
 }
 
 AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {

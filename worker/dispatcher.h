@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -25,11 +24,8 @@ class Metrics;
 class Dispatcher {
  public:
   struct Options {
-    int concurrency = 64;  // sends in flight at once
+    int concurrency = 64;  // at most this many deliveries between claim and send end
     int claim_batch = 64;
-    // Deliveries claimed beyond `concurrency`, waiting to start the moment a send ends, so
-    // the next claim's round trip is not on the path between one send and the next.
-    int claim_ahead = 0;
     Duration lease = std::chrono::seconds(60);
     int default_max_in_flight = 16;
     Duration fallback_poll = std::chrono::seconds(1);
@@ -54,8 +50,7 @@ class Dispatcher {
   // Thread-safe; may be called from a signal-handling thread.
   void Stop();
 
-  // The deliveries in this process between claim and send end, claimed ahead ones
-  // included (for tests and metrics).
+  // The deliveries in this process between claim and send end (for tests and metrics).
   int in_flight() const { return in_flight_.load(); }
 
  private:
@@ -72,11 +67,7 @@ class Dispatcher {
   void Start(ClaimedDelivery d);
   // Runs on the sender's thread with the send's answer.
   void Finish(const Sending& s, SendResult sent);
-  // Hands a claimed delivery to the sender, or to the ready queue when every send slot is
-  // taken.
-  void Offer(ClaimedDelivery d);
-  // A send ended: its slot goes to the next ready delivery, unless stopping; then the
-  // claim loop is woken when enough room for a claim is free.
+  // A send ended: the claim loop is woken when enough room for a claim is free.
   void Ended();
   // An open circuit's due delivery: nothing is sent; it is recorded as skipped and
   // rescheduled as a retryable failure would be.
@@ -102,11 +93,6 @@ class Dispatcher {
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
   bool woken_ = false;
-
-  // Claimed deliveries waiting for a send slot, and the slots taken.
-  std::mutex ready_mu_;
-  std::deque<ClaimedDelivery> ready_;  // guarded by ready_mu_
-  int sending_ = 0;                    // guarded by ready_mu_
 
   // Sends the sender handed back unstarted at shutdown, and the end of the last send.
   std::mutex done_mu_;

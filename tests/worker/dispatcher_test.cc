@@ -443,64 +443,6 @@ TEST(DispatcherTest, ClaimsNoMoreThanItsFreeSlots) {
   EXPECT_EQ(dispatcher.in_flight(), 0);
 }
 
-TEST(DispatcherTest, ClaimsAheadAtMostItsAllowanceAndSendsNoMoreThanItsConcurrency) {
-  FakeQueue store;
-  FakeSender sender;
-  sender.SetOpen(false);
-  FakeClock clock;
-  FakeRandom random({0.5});
-  for (int i = 1; i <= 10; ++i) store.Add(Delivery(i));
-  Dispatcher::Options options = FastOptions(3);
-  options.claim_ahead = 2;
-  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
-  Running run(dispatcher);
-  ASSERT_TRUE(sender.WaitForStarted(3));
-  std::this_thread::sleep_for(100ms);
-  EXPECT_EQ(sender.Sent().size(), 3u);
-  EXPECT_EQ(dispatcher.in_flight(), 5);
-  {
-    std::lock_guard lock(store.mu);
-    EXPECT_EQ(store.claimed.size(), 5u);
-  }
-  sender.SetOpen(true);
-  ASSERT_TRUE(store.WaitForRecords(10));
-  run.Stop();
-  EXPECT_EQ(sender.Sent().size(), 10u);
-  EXPECT_EQ(dispatcher.in_flight(), 0);
-}
-
-TEST(DispatcherTest, StopReleasesWhatWasClaimedAheadAndLetsTheSendFinish) {
-  FakeQueue store;
-  FakeSender sender;
-  sender.SetOpen(false);
-  FakeClock clock;
-  FakeRandom random({0.5});
-  for (int i = 1; i <= 4; ++i) store.Add(Delivery(i));
-  Dispatcher::Options options = FastOptions(1);
-  options.claim_ahead = 3;
-  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
-  std::thread run([&] { dispatcher.Run(); });
-  ASSERT_TRUE(sender.WaitForStarted(1));
-  for (int i = 0; i < 100 && dispatcher.in_flight() < 4; ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_EQ(dispatcher.in_flight(), 4);
-  dispatcher.Stop();
-  std::this_thread::sleep_for(100ms);
-  sender.SetOpen(true);
-  run.join();
-  EXPECT_EQ(sender.Sent().size(), 1u);
-  ASSERT_EQ(store.records.size(), 1u);
-  std::map<int64_t, int64_t> tokens;
-  for (const ClaimedDelivery& c : store.claimed) tokens[c.delivery_id] = c.claim_token;
-  ASSERT_EQ(store.released.size(), 3u);
-  std::set<int64_t> ended = {store.records[0].delivery_id};
-  for (const ReleasedClaim& c : store.released) {
-    EXPECT_EQ(c.claim_token, tokens[c.delivery_id]);
-    EXPECT_TRUE(ended.insert(c.delivery_id).second);
-  }
-  EXPECT_EQ(ended.size(), 4u);
-  EXPECT_EQ(dispatcher.in_flight(), 0);
-}
-
 TEST(DispatcherTest, AClaimHeldBackByACapIsMadeAgainOnceOutcomesAreWritten) {
   FakeQueue store;
   store.unrecorded_cap = 1;

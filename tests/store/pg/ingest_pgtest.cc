@@ -99,6 +99,40 @@ TEST_P(FanOutTest, EachEnabledLiveDestinationWhoseTypesMatch) {
             "0");
 }
 
+// The fan-out statements restate the type rule inline (keys computed once per event, one
+// overlap per destination) instead of calling event_type_matches: both must pick exactly
+// the destinations the rule names, over a table of patterns and types.
+TEST_P(FanOutTest, EveryTypeReachesExactlyTheDestinationsTheTypeRuleNames) {
+  const std::vector<std::string> types = {
+      "order.created", "order", "orders.created", "order.x.y",    "a",
+      "a.b",           ".a",    "a..b",           "invoice.paid", "orderXcreated"};
+  const std::vector<std::string> patterns = {"order.created", "order.*", "order", ".*",
+                                             "a.*",           "a.b.*",   "a..*",  "x.*",
+                                             "order.x.*",     "a.b",     "orde.*"};
+  // Every pattern alone, every pair of them, and the empty list ("every type").
+  std::vector<std::vector<std::string>> lists = {{}};
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    lists.push_back({patterns[i]});
+    for (size_t j = i + 1; j < patterns.size(); ++j) lists.push_back({patterns[i], patterns[j]});
+  }
+  for (const auto& list : lists) CreateDestination(store_, list);
+  size_t reached = 0;
+  for (const std::string& type : types) {
+    const std::vector<int64_t> got = FanOut(type);
+    reached += got.size();
+    std::string joined;
+    for (int64_t id : got) joined += (joined.empty() ? "" : ",") + N(id);
+    EXPECT_EQ(db_.Scalar("SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '') FROM "
+                         "destinations WHERE event_type_matches(event_types, '" +
+                         type + "')"),
+              joined)
+        << type;
+  }
+  // Both kinds of answer occur, so the comparison means something.
+  EXPECT_GT(reached, types.size());
+  EXPECT_LT(reached, types.size() * lists.size());
+}
+
 TEST_P(FanOutTest, AnEventReachesItsOwnTenantsDestinationsAmongThousandsOfTenants) {
   // 1,000 tenants of 5 destinations each, every one matching every type.
   db_.Exec(

@@ -213,25 +213,18 @@ void CurlSender::ResolveLoop() {
 }
 
 void CurlSender::CancelUnstarted() {
-  std::vector<std::unique_ptr<Transfer>> cancelled;
+  // `done` never runs inside Start, and callers may hold their own locks here: the
+  // transfer thread answers the cancelled ones, which Begin ends without the network.
   {
     std::lock_guard lock(mu_);
-    for (auto& t : to_resolve_) cancelled.push_back(std::move(t));
+    for (auto& t : to_resolve_) submitted_.push_back(std::move(t));
     to_resolve_.clear();
-    for (auto& t : submitted_) cancelled.push_back(std::move(t));
-    submitted_.clear();
-  }
-  // `done` never runs inside Start, and callers may hold their own locks here: hand the
-  // cancelled ones to the transfer thread to answer.
-  for (auto& t : cancelled) {
-    t->result = SendResult{};
-    t->result.not_started = true;
-    t->result.error = "not started";
-  }
-  if (cancelled.empty()) return;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& t : cancelled) submitted_.push_back(std::move(t));
+    if (submitted_.empty()) return;
+    for (auto& t : submitted_) {
+      t->result = SendResult{};
+      t->result.not_started = true;
+      t->result.error = "not started";
+    }
   }
   curl_multi_wakeup(Multi(multi_));
 }

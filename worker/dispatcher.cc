@@ -143,8 +143,16 @@ void Dispatcher::Run() {
       if (metrics_ != nullptr) metrics_->rate_limited.Inc(claimed->rate_limited);
       // Skips send nothing: they go straight to the recorders, taking no slot.
       std::vector<AttemptRecord> skipped;
-      for (const auto& d : claimed->deliveries) {
-        if (d.kind == ClaimKind::kSkip) skipped.push_back(Skip(d));
+      for (auto& d : claimed->deliveries) {
+        if (d.kind == ClaimKind::kSkip) {
+          skipped.push_back(Skip(d));
+          continue;
+        }
+        if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
+          metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
+        }
+        ++in_flight_;
+        Start(std::move(d));
       }
       if (!skipped.empty()) {
         {
@@ -152,14 +160,6 @@ void Dispatcher::Run() {
           for (auto& r : skipped) records_.push_back(std::move(r));
         }
         records_cv_.notify_one();
-      }
-      for (auto& d : claimed->deliveries) {
-        if (d.kind == ClaimKind::kSkip) continue;
-        if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
-          metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
-        }
-        ++in_flight_;
-        Start(std::move(d));
       }
       if (got == want) continue;  // more may be waiting: no sleep between full batches
       // Fewer than asked for: due work may be held back by destination caps, which free

@@ -353,6 +353,9 @@ test('lists destinations and events, and shows an event payload', async () => {
   await page.locator('#filter-type').fill('order.paid');
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.waitForURL(/type=order\.paid/);
+  // The event's link is in the unfiltered list too: wait for that list to be replaced
+  // (a filter that does not filter times out here).
+  await page.waitForFunction(() => document.querySelectorAll('tbody tr').length <= 1);
   await page.getByRole('link', { name: event.id, exact: true }).waitFor();
   assert.equal(await page.locator('tbody tr').count(), 1);
 

@@ -46,4 +46,36 @@ inline std::unexpected<Error> Invalid(std::vector<FieldError> fields) {
   return std::unexpected<Error>(Error{ErrorKind::kInvalid, std::move(message), std::move(fields)});
 }
 
+// The error of a failed result, as the failure of a Result of another type:
+//   if (!id) return Propagate(id);
+template <typename T>
+std::unexpected<Error> Propagate(const Result<T>& failed) {
+  return std::unexpected<Error>(failed.error());
+}
+
 }  // namespace webhookd
+
+// Propagation in the manner of abseil's RETURN_IF_ERROR / ASSIGN_OR_RETURN, for functions
+// that return a Result.
+//
+//   WEBHOOKD_RETURN_IF_ERROR(CheckUrl(url));              // any Result<T>
+//   WEBHOOKD_ASSIGN_OR_RETURN(auto body, ParseJson(raw));  // body is the value, moved out
+//
+// The expression is evaluated once; on failure its Error is returned unchanged.
+#define WEBHOOKD_RETURN_IF_ERROR(...)                                                 \
+  do {                                                                                \
+    if (auto webhookd_result_ = (__VA_ARGS__); !webhookd_result_) {                   \
+      return std::unexpected<::webhookd::Error>(std::move(webhookd_result_).error()); \
+    }                                                                                 \
+  } while (false)
+
+#define WEBHOOKD_ASSIGN_OR_RETURN(lhs, ...)                                                 \
+  WEBHOOKD_ASSIGN_OR_RETURN_IMPL_(WEBHOOKD_RESULT_CONCAT_(webhookd_result_, __LINE__), lhs, \
+                                  __VA_ARGS__)
+
+#define WEBHOOKD_RESULT_CONCAT_INNER_(a, b) a##b
+#define WEBHOOKD_RESULT_CONCAT_(a, b) WEBHOOKD_RESULT_CONCAT_INNER_(a, b)
+#define WEBHOOKD_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, ...)                         \
+  auto tmp = (__VA_ARGS__);                                                    \
+  if (!tmp) return std::unexpected<::webhookd::Error>(std::move(tmp).error()); \
+  lhs = std::move(tmp).value()

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "core/circuit_breaker.h"
+#include "core/circuit.h"
 #include "core/outcome.h"
 #include "core/role.h"
 
@@ -31,8 +31,8 @@ enum class DisabledReason { kManual, kGone, kFailing };
 std::string_view DisabledReasonName(DisabledReason reason);
 std::optional<DisabledReason> ParseDisabledReason(std::string_view name);
 
-// How a destination is doing, as the API shows it (the rules: core/circuit_breaker.h,
-// core/concurrency_limit.h).
+// How a destination is doing, as the API shows it (the rules that change it run in SQL:
+// see docs/architecture.md, "Receiver protection").
 struct DestinationHealth {
   CircuitState circuit = CircuitState::kClosed;  // half-open from next_probe_at on
   int consecutive_failures = 0;
@@ -224,7 +224,7 @@ struct TenantListing {
   std::optional<std::string> next_after_id;  // nullopt: this was the last page
 };
 
-// What the claim hands a worker a delivery for (see migrations/0007_protection.sql).
+// What the claim hands a worker a delivery for (see migrations/0011_protection.sql).
 enum class ClaimKind {
   kSend,   // an ordinary attempt
   kProbe,  // the one attempt through a half-open circuit

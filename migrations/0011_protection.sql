@@ -1,9 +1,8 @@
 -- Protecting a struggling receiver: each destination's circuit breaker, adaptive
 -- concurrency cap, rate limit and the reason it was disabled live in its row, shared by
 -- every worker and kept across restarts. The claim (below) and the outcome statement
--- (store/pg/sql/record_outcomes.sql) read and change them; core/circuit_breaker.h,
--- core/concurrency_limit.h and core/token_bucket.h state the rules they follow
--- (protection_pgtest holds the statements to the first two step by step).
+-- (store/pg/sql/record_outcomes.sql) read and change them; those two statements are the
+-- rules, and tests/store/pg/protection_rules_pgtest.cc states them as tables of scenarios.
 ALTER TABLE webhookd.destinations
   -- Attempts started per second, all workers together; NULL: no limit.
   ADD COLUMN rate_limit integer CHECK (rate_limit BETWEEN 1 AND 100000),

@@ -2,8 +2,10 @@
 -- matches are left alone and get no attempt row (joined on the token too, so a stale
 -- record of a delivery applied in the same batch gets none either).
 --
--- The same statement keeps each destination's protection (migrations/0007_protection.sql;
--- the rules are core/circuit_breaker.h and core/concurrency_limit.h) and publishes the
+-- The same statement keeps each destination's protection (the columns:
+-- migrations/0011_protection.sql; this statement is where the breaker and the adaptive
+-- cap are defined, and tests/store/pg/protection_rules_pgtest.cc states them as tables of
+-- scenarios) and publishes the
 -- operational events those changes cause, so an event exists if and only if its change
 -- committed. $14 probe flags; $15 circuit threshold; $16 first cooldown and $17 longest
 -- cooldown, in microseconds; $18 probe jitter (0.2: x[0.8, 1.2]); $19 WEBHOOKD_DISABLE_AFTER

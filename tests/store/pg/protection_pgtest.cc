@@ -9,13 +9,11 @@
 #include <latch>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "core/circuit_breaker.h"
-#include "core/concurrency_limit.h"
+#include "core/circuit.h"
 #include "store/pg/pg_store.h"
 #include "tests/testing/fakes.h"
 #include "tests/testing/pg_fixture.h"
@@ -714,103 +712,6 @@ TEST_F(ProtectionPgTest, TheGaugeCountsOpenAndHalfOpenCircuitsOfEnabledDestinati
   gauges = store_.CountDeliveries();
   ASSERT_TRUE(gauges);
   EXPECT_EQ(gauges->circuits_open, 1);
-}
-
-// core/circuit_breaker.h and core/concurrency_limit.h state the rules; the claim and
-// outcome statements apply them in SQL. Driven one attempt at a time through a random
-// mix of answers (success, 500, 503, 429, 404, no answer) and probe times, both must agree
-// after every step: the claim's decision, the circuit, the counts, the cooldown, the
-// probe time to the microsecond, and the cap with its run and ramp.
-TEST_F(ProtectionPgTest, OneAttemptAtATimeTheStatementsFollowTheModel) {
-  constexpr int kMax = 4;
-  const int64_t dst = Destination(kMax);
-  Ingest(300);
-  const CircuitBreaker breaker(Settings().circuit);
-  Circuit model;
-  ConcurrencyLimit cap(kMax);
-  Timestamp now{};  // the model's clock; the SQL runs on the database's
-  std::mt19937 rng(20261122);
-  const std::vector<std::optional<int>> answers = {200, 200, 200, 500, 503, 429, 404, std::nullopt};
-  int probes = 0, reopened = 0, recovered = 0, throttled = 0;
-
-  for (int step = 0; step < 150; ++step) {
-    SCOPED_TRACE("step " + N(step));
-    if (model.state == CircuitState::kOpen && rng() % 3 == 0) {
-      ProbeTimeReached(dst);
-      now = *model.next_probe_at;
-    }
-    now += 1ms;
-    const Admission admitted = breaker.Admit(model, now, 0);
-    const auto claimed = ClaimBatch(1).deliveries;
-    if (admitted == Admission::kWait) {
-      EXPECT_TRUE(claimed.empty());
-      continue;
-    }
-    ASSERT_EQ(claimed.size(), 1u);
-    const ClaimedDelivery& c = claimed[0];
-    const ClaimKind expected = admitted == Admission::kSkip    ? ClaimKind::kSkip
-                               : admitted == Admission::kProbe ? ClaimKind::kProbe
-                                                               : ClaimKind::kSend;
-    ASSERT_EQ(c.kind, expected);
-
-    const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    AttemptRecord r;
-    std::optional<int> status;
-    if (c.kind == ClaimKind::kSkip) {
-      r = RecordFor(c, DeliveryStatus::kPending, std::nullopt, Outcome::kSkipped);
-      r.error = "circuit open";
-    } else {
-      status = answers[rng() % answers.size()];
-      if (status) {
-        r = Ended(c, *status);
-      } else {
-        r = RecordFor(c, DeliveryStatus::kPending, std::nullopt, Outcome::kRetryable);
-        r.error = "connection refused";
-      }
-      r.probe = c.kind == ClaimKind::kProbe;
-      probes += r.probe;
-    }
-    r.jitter = u;
-    Write({r});
-
-    testing::FakeRandom draw({u});
-    const CircuitChange change = breaker.Record(model, r.outcome, status, r.probe, now, now, draw);
-    if (change == CircuitChange::kRecovered) {
-      cap.Restart();
-      ++recovered;
-    } else if (r.outcome != Outcome::kSkipped && IsThrottle(status)) {
-      cap.OnThrottle();
-      ++throttled;
-    } else if (r.outcome == Outcome::kSuccess) {
-      cap.OnSuccess();
-    }
-    reopened += change == CircuitChange::kReopened;
-
-    EXPECT_EQ(Col(dst, "circuit"), CircuitStateName(model.state));
-    EXPECT_EQ(Col(dst, "consecutive_failures"), N(model.consecutive_failures));
-    EXPECT_EQ(Col(dst, "failing_since IS NULL"), model.failing_since ? "f" : "t");
-    EXPECT_EQ(Col(dst, "coalesce(effective_max_in_flight, " + N(kMax) + ")"), N(cap.effective()));
-    EXPECT_EQ(Col(dst, "success_run"), N(cap.success_run()));
-    EXPECT_EQ(Col(dst, "ramping"), cap.ramping() ? "t" : "f");
-    if (model.state == CircuitState::kClosed) {
-      EXPECT_EQ(Col(dst, "next_probe_at IS NULL"), "t");
-      continue;
-    }
-    EXPECT_EQ(Col(dst, "cooldown_us"), N(model.cooldown.count()));
-    if (change == CircuitChange::kOpened || change == CircuitChange::kReopened) {
-      // The statement's now() is the delivery's updated_at.
-      EXPECT_EQ(db_.Scalar("SELECT (extract(epoch FROM t.next_probe_at - d.updated_at)"
-                           " * 1000000)::bigint FROM destinations t, deliveries d"
-                           " WHERE t.id = " +
-                           N(dst) + " AND d.id = " + N(c.delivery_id)),
-                N((*model.next_probe_at - now).count()));
-    }
-  }
-  // The mix reached every transition.
-  EXPECT_GT(probes, 3);
-  EXPECT_GT(reopened, 0);
-  EXPECT_GT(recovered, 0);
-  EXPECT_GT(throttled, 0);
 }
 
 }  // namespace

@@ -316,15 +316,17 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
 }
 
 void Dispatcher::Ended() {
-  int left;
-  {
-    // Under the lock, so the shutdown's wait for the last send cannot miss it.
-    std::lock_guard lock(done_mu_);
-    left = --in_flight_;
-    if (left == 0) done_cv_.notify_all();
-  }
+  // All under the lock, the wake-up included: once the count reaches 0 the shutdown's wait
+  // may return and the Dispatcher be destroyed, so nothing of it may be touched after the
+  // lock is released (ThreadSanitizer saw Wake() race the destructor).
+  // The claim loop adds to the count without this lock, hence the atomic decrement.
+  std::lock_guard lock(done_mu_);
+  const int after = in_flight_.load() - 1;
   // Claim again once a useful share of the slots is free, not on every completion.
-  if (left == 0 || options_.concurrency - left >= std::max(1, options_.claim_batch / 4)) Wake();
+  if (after <= 0 || options_.concurrency - after >= std::max(1, options_.claim_batch / 4)) {
+    Wake();
+  }
+  if (--in_flight_ == 0) done_cv_.notify_all();
 }
 
 AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {
@@ -366,7 +368,7 @@ void Dispatcher::RecordLoop() {
           return static_cast<int>(records_.size()) >= options_.flush_batch || records_closed_;
         });
       }
-      const size_t take = std::min<size_t>(records_.size(), 1024);
+      const auto take = static_cast<std::ptrdiff_t>(std::min<size_t>(records_.size(), 1024));
       std::move(records_.begin(), records_.begin() + take, std::back_inserter(batch));
       records_.erase(records_.begin(), records_.begin() + take);
     }

@@ -128,7 +128,7 @@ void ExpositionWriter::WriteHistogram(std::string_view name, std::string_view he
 Metrics::Metrics()
     : attempt_duration({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
       delivery_latency({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120, 600, 3600, 86400}),
-      requests_(new std::atomic<uint64_t>[kMaxRoutes * kCodes]) {
+      requests_(new std::atomic<uint64_t>[static_cast<size_t>(kMaxRoutes) * kCodes]) {
   for (int i = 0; i < kMaxRoutes * kCodes; ++i) requests_[i] = 0;
   for (auto& r : routes_) r = nullptr;
 }

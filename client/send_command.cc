@@ -387,6 +387,7 @@ int RunSend(const std::vector<std::string>& args, const std::map<std::string, st
     LineReader reader(*lines);
     OrderedWriter writer(out);
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(options->concurrency));
     for (int i = 0; i < options->concurrency; ++i) {
       threads.emplace_back([&] { PublishBatch(shared, reader, writer, tally); });
     }

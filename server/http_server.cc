@@ -222,7 +222,7 @@ void HttpServer::Setup() {
         return httplib::Server::HandlerResponse::Handled;
       }));
   http.set_exception_handler(
-      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+      [](const httplib::Request& req, httplib::Response& res, const std::exception_ptr& ep) {
         std::string what = "unknown";
         try {
           if (ep) std::rethrow_exception(ep);
@@ -237,6 +237,7 @@ void HttpServer::Setup() {
 
 std::vector<std::string> HttpServer::Routes() {
   std::vector<std::string> routes;
+  routes.reserve(std::size(kRoutes) + 5);
   for (const RouteSpec& r : kRoutes) {
     routes.push_back(std::string(r.method) + " " + std::string(r.pattern));
   }

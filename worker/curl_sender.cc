@@ -263,7 +263,9 @@ void CurlSender::Begin(std::unique_ptr<Transfer> t) {
   t->connect_to = curl_slist_append(nullptr, connect_to.c_str());
   for (const auto& [name, value] : t->out.headers) {
     // curl sends "Name:" with nothing after it as "remove this header": "Name;" is empty.
-    const std::string line = value.empty() ? name + ";" : name + ": " + value;
+    std::string line = name;
+    line += value.empty() ? ";" : ": ";
+    line += value;
     t->headers = curl_slist_append(t->headers, line.c_str());
   }
   // Neither curl's default Accept nor "Expect: 100-continue" (a round trip for bodies

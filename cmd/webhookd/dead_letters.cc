@@ -35,7 +35,7 @@ int DeadLetters(const std::vector<std::string>& args) {
     std::fputs(kDeadLettersHelp, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
-  const std::string sub = args.front();
+  const std::string& sub = args.front();
   if (sub != "list" && sub != "replay") {
     return Usage("dead-letters: unknown subcommand \"" + sub + "\"; expected list or replay");
   }

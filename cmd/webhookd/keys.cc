@@ -74,7 +74,7 @@ int Keys(const std::vector<std::string>& args) {
     std::fputs(kKeysHelp, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
-  const std::string sub = args.front();
+  const std::string& sub = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   auto flags = ParseFlags(rest, {"--role", "--name", "--tenant", "--ttl"});
   if (!flags) return 2;

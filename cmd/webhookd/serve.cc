@@ -231,7 +231,12 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   stopping = true;
   if (bootstrap.joinable()) bootstrap.join();
   // Nothing was signalled (the listener failed on its own): release the waiting thread.
-  if (!signalled.exchange(true)) pthread_kill(signal_thread.native_handle(), SIGTERM);
+  // SIGTERM is blocked in every thread: this ends the signal thread's sigwait, it does not
+  // kill it.
+  if (!signalled.exchange(true)) {
+    // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread)
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+  }
   signal_thread.join();
   if (purger) purger->Stop();
   Log(LogLevel::kInfo, "webhookd stopped");

@@ -51,8 +51,8 @@ export function setUnauthorizedHandler(fn) {
 
 // Sends one request; resolves to {status, text, json} on 2xx, rejects with ApiError
 // otherwise, or with a TypeError when the server cannot be reached.
-export async function request(method, path, { query, body, signal, key, headers } = {}) {
-  const url = new URL(path, window.location.origin);
+export async function request(method, route, { query, body, signal, key, headers } = {}) {
+  const url = new URL(route, window.location.origin);
   if (query) {
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined && value !== null && value !== '') {
@@ -85,7 +85,7 @@ export async function request(method, path, { query, body, signal, key, headers 
   }
   const text = await response.text();
   if (!response.ok) {
-    let problem = null;
+    let problem;
     try {
       problem = text ? JSON.parse(text) : null;
     } catch {
@@ -107,20 +107,20 @@ export async function request(method, path, { query, body, signal, key, headers 
   return { status: response.status, text, json };
 }
 
-export async function get(path, query, options = {}) {
-  return (await request('GET', path, { ...options, query })).json;
+export async function get(route, query, options = {}) {
+  return (await request('GET', route, { ...options, query })).json;
 }
 
-export async function post(path, body, options = {}) {
-  return (await request('POST', path, { ...options, body })).json;
+export async function post(route, body, options = {}) {
+  return (await request('POST', route, { ...options, body })).json;
 }
 
-export async function patch(path, body, options = {}) {
-  return (await request('PATCH', path, { ...options, body })).json;
+export async function patch(route, body, options = {}) {
+  return (await request('PATCH', route, { ...options, body })).json;
 }
 
-export async function del(path, options = {}) {
-  return (await request('DELETE', path, options)).json;
+export async function del(route, options = {}) {
+  return (await request('DELETE', route, options)).json;
 }
 
 // Path segments built from ids are escaped, so an id can never reach another route.

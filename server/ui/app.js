@@ -78,7 +78,7 @@ function matchRoute(path) {
 function takeKeyFromFragment() {
   const fragment = window.location.hash.replace(/^#/, '');
   if (!fragment.startsWith('key=')) return;
-  let key = '';
+  let key;
   try {
     key = decodeURIComponent(fragment.slice(4));
   } catch {

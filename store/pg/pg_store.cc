@@ -78,7 +78,7 @@ class PgWakeupListener final : public WakeupListener {
 
 }  // namespace
 
-PgStore::PgStore(std::string url, Options options)
+PgStore::PgStore(const std::string& url, Options options)
     : pool_(url, options.api_connections),
       worker_pool_(url, options.worker_connections, /*generic_plans=*/true),
       committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)

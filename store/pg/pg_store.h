@@ -23,7 +23,7 @@ class PgStore final : public Store {
     int worker_connections = 3;
   };
 
-  PgStore(std::string url, Options options);
+  PgStore(const std::string& url, Options options);
   ~PgStore() override;
 
   // Store:

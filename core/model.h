@@ -18,11 +18,19 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 // What a caller may see: everything (no tenant_id), or one tenant's rows alone. A scoped
 // read or write finds nothing of another tenant or of none: to it they do not exist, so
 // it answers exactly as for an unknown id.
-struct Scope {
-  std::optional<std::string> tenant_id = std::nullopt;  // nullopt: every tenant's and none's
+//
+// There is no default: every holder names its scope (All() or Tenant()), so a scope
+// forgotten on a new path does not compile instead of silently meaning every tenant.
+class Scope {
+ public:
+  Scope() = delete;
+  static Scope All() { return Scope(std::nullopt); }
+  static Scope Tenant(std::string tenant_id) { return Scope(std::move(tenant_id)); }
 
-  static Scope All() { return Scope{}; }
-  static Scope Tenant(std::string tenant_id) { return Scope{std::move(tenant_id)}; }
+  std::optional<std::string> tenant_id;  // nullopt: every tenant's and none's
+
+ private:
+  explicit Scope(std::optional<std::string> tenant_id) : tenant_id(std::move(tenant_id)) {}
 };
 
 // Why a destination is disabled: by the API, by a 410 Gone, or by failing for longer than

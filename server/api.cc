@@ -374,7 +374,7 @@ Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
 
 Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   // The filter comes in the body here, with the same names as the list's query.
-  ApiRequest as_query;
+  ApiRequest as_query(req.scope);
   if (!req.body.empty()) {
     auto body = ParseJsonBody(req.body);
     if (!body) return std::unexpected(body.error());

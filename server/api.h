@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/config.h"
@@ -22,6 +23,9 @@ namespace webhookd {
 
 // What a route needs of a request, free of the HTTP library.
 struct ApiRequest {
+  // The scope is the one field with no default (see Scope): authentication sets it.
+  explicit ApiRequest(Scope scope) : scope(std::move(scope)) {}
+
   std::vector<std::string> path_args;  // the {} parts of the route, in order
   std::multimap<std::string, std::string> query;
   std::string body;

@@ -61,7 +61,8 @@ Result<Scope> Authenticator::Lookup(const std::string& hash, Access access) {
   {
     std::lock_guard lock(mu_);
     if (seen_.size() >= kMaxRemembered) seen_.clear();
-    seen_[hash] = Seen{key.role, scope, std::chrono::steady_clock::now() + kRemember};
+    seen_.insert_or_assign(hash,
+                           Seen{key.role, scope, std::chrono::steady_clock::now() + kRemember});
   }
   if (!Allows(key.role, access)) return std::unexpected(Forbidden(key.role));
   return scope;

@@ -348,23 +348,21 @@ Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req
   const std::string authorization = req.get_header_value("Authorization");
   const Access access{route.role, route.tenant_ok};
   std::optional<std::string> deferred;
-  Scope scope;
+  // What the key may see, set only by a successful check.
+  std::optional<Scope> scope;
   if (route.defer_auth) {
-    auto ok = auth_->CheckOrDefer(authorization, access);
-    if (!ok) return std::unexpected(ok.error());
-    scope = std::move(ok->scope);
-    deferred = std::move(ok->key_hash);
+    WEBHOOKD_ASSIGN_OR_RETURN(auto ok, auth_->CheckOrDefer(authorization, access));
+    scope = std::move(ok.scope);
+    deferred = std::move(ok.key_hash);
   } else {
-    auto ok = auth_->Check(authorization, access);
-    if (!ok) return std::unexpected(ok.error());
-    scope = std::move(*ok);
+    WEBHOOKD_ASSIGN_OR_RETURN(scope, auth_->Check(authorization, access));
   }
   if (route.body == Body::kRequired || (route.body == Body::kOptional && !req.body.empty())) {
     if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
       return Fail(ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json");
     }
   }
-  ApiRequest api_req;
+  ApiRequest api_req(std::move(*scope));
   api_req.path_args = std::move(args);
   api_req.query.insert(req.params.begin(), req.params.end());
   api_req.body = req.body;
@@ -372,7 +370,6 @@ Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req
     api_req.idempotency_key = req.get_header_value("Idempotency-Key");
   }
   api_req.unverified_key_hash = deferred;
-  api_req.scope = std::move(scope);
   Result<Reply> handled = (api_->*route.handler)(api_req);
   // A key revoked since it was seen gets its 401, not another answer, so an error
   // with a deferred key is answered only after a real lookup.

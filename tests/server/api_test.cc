@@ -27,7 +27,7 @@ class ApiTest : public ::testing::Test {
     resolver_.answer = {IpAddress::V4(0x5DB8D822)};  // 93.184.216.34, public
   }
   static ApiRequest Body(std::string body) {
-    ApiRequest req;
+    ApiRequest req(Scope::All());
     req.body = std::move(body);
     return req;
   }
@@ -176,13 +176,13 @@ TEST_F(ApiTest, ReservedAndIllegalHeadersAreRefused) {
 
 TEST_F(ApiTest, BadListParametersAre422) {
   for (const char* limit : {"0", "1001", "abc", "-5", "10x"}) {
-    ApiRequest req;
+    ApiRequest req(Scope::All());
     req.query.emplace("limit", limit);
     auto r = api_.ListEvents(req);
     ASSERT_FALSE(r) << limit;
     EXPECT_EQ(StatusFor(r.error().kind), 422) << limit;
   }
-  ApiRequest req;
+  ApiRequest req(Scope::All());
   req.query.emplace("cursor", "dst_5");  // a cursor of another list
   EXPECT_FALSE(api_.ListEvents(req));
   EXPECT_EQ(store_.calls, 0);

@@ -19,7 +19,10 @@ struct Access {
   bool tenant_ok = false;
 };
 
-// Bearer API keys: looked up by their SHA-256, compared in constant time.
+// Bearer API keys: looked up by their SHA-256 in the store, never compared. A lookup by
+// hash needs no constant-time compare: the secret never meets a comparison whose timing
+// depends on it, only its hash (a hash-table or index lookup) does, and learning a prefix
+// of a hash tells nothing about the key.
 class Authenticator {
  public:
   explicit Authenticator(KeyStore& keys) : keys_(keys) {}

@@ -17,12 +17,15 @@ Commands:
   server                  serve the REST API on WEBHOOKD_ADDR
   worker                  deliver webhooks (any number may run against one database)
   all                     server and one worker in one process
-  keys create --role publisher|admin [--name N]
+  keys create --role publisher|admin [--name N] [--ttl D]
+  keys create --role tenant --tenant T [--name N] [--ttl D]
   keys list
   keys revoke ID
-  dead-letters list [--destination ID] [--since T] [--until T] [--reason R]
-  dead-letters replay (ID | --destination ID [--since T] [--until T] [--reason R])
-  send --type T [--data JSON] | --batch F
+  dead-letters list [--destination ID] [--tenant T] [--since T] [--until T] [--reason R]
+                    [--limit N]
+  dead-letters replay (ID | --destination ID | --tenant T | --all)
+                      [--since T] [--until T] [--reason R]
+  send --type T [--data JSON] [--tenant T] | --batch F
                           publish events to the API with retries (WEBHOOKD_URL, WEBHOOKD_API_KEY)
   version                 print the version
 

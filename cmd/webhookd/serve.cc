@@ -29,7 +29,7 @@
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/http_server.h"
-#include "server/purger.h"
+#include "worker/purger.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
 #include "worker/curl_sender.h"

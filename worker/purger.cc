@@ -1,4 +1,4 @@
-#include "server/purger.h"
+#include "worker/purger.h"
 
 #include "base/log.h"
 

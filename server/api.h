@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "base/config.h"
+#include "base/clock.h"
 #include "base/metrics.h"
 #include "net/resolver.h"
 #include "server/problem.h"
@@ -47,13 +47,23 @@ struct ApiStores {
   TenantStore& tenants;
 };
 
-// The REST API, one method per route: validate, make one store call, map
-// the result. Authentication and routing happen before (see HttpServer).
+// The settings the API reads (from the environment's Config, in serve.cc).
+struct ApiOptions {
+  bool allow_private_destinations = false;         // WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS
+  int destination_max_in_flight = 16;              // WEBHOOKD_DESTINATION_MAX_IN_FLIGHT
+  Duration secret_grace = std::chrono::hours(24);  // WEBHOOKD_SECRET_GRACE
+  std::string public_url;                          // WEBHOOKD_PUBLIC_URL: portal links
+};
+
+// The REST API, one method per route: parse (server/json_codec.h), make one store call,
+// map the result. Authentication and routing happen before (see HttpServer). The
+// handlers live by resource: destinations_api.cc, events_api.cc (events, deliveries,
+// attempts), dead_letters_api.cc, admin_api.cc (stats, tenants, portal links).
 class Api {
  public:
-  // Borrows every argument; each must outlive the Api.
-  // `metrics` may be null.
-  Api(ApiStores stores, Resolver& resolver, const Config& config, Metrics* metrics = nullptr);
+  // Borrows `stores`' members, `resolver` and `metrics` (which may be null); each must
+  // outlive the Api.
+  Api(ApiStores stores, Resolver& resolver, ApiOptions options, Metrics* metrics = nullptr);
 
   Result<Reply> CreateDestination(const ApiRequest& req);
   Result<Reply> GetDestination(const ApiRequest& req);
@@ -86,7 +96,7 @@ class Api {
 
   ApiStores stores_;
   Resolver& resolver_;
-  const Config& config_;
+  ApiOptions options_;
   Metrics* metrics_;
 };
 

@@ -51,7 +51,7 @@ Result<std::string> Authenticator::HashOf(std::string_view header) {
 
 Result<Scope> Authenticator::Lookup(const std::string& hash, Access access) {
   auto found = keys_.FindApiKey(hash);
-  if (!found) return std::unexpected(found.error());
+  if (!found) return Propagate(found);
   if (!*found) return std::unexpected(Unauthorized());
   const ApiKeyInfo& key = **found;
   // A tenant key without its tenant would see everything: refuse it as unknown instead
@@ -70,14 +70,14 @@ Result<Scope> Authenticator::Lookup(const std::string& hash, Access access) {
 
 Result<Scope> Authenticator::Check(std::string_view header, Access access) {
   auto hash = HashOf(header);
-  if (!hash) return std::unexpected(hash.error());
+  if (!hash) return Propagate(hash);
   return Lookup(*hash, access);
 }
 
 Result<Authenticator::Deferred> Authenticator::CheckOrDefer(std::string_view header,
                                                             Access access) {
   auto hash = HashOf(header);
-  if (!hash) return std::unexpected(hash.error());
+  if (!hash) return Propagate(hash);
   {
     std::lock_guard lock(mu_);
     auto it = seen_.find(*hash);
@@ -87,7 +87,7 @@ Result<Authenticator::Deferred> Authenticator::CheckOrDefer(std::string_view hea
     }
   }
   auto scope = Lookup(*hash, access);
-  if (!scope) return std::unexpected(scope.error());
+  if (!scope) return Propagate(scope);
   return Deferred{std::move(*scope), std::nullopt};
 }
 

@@ -375,7 +375,7 @@ Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req
   // with a deferred key is answered only after a real lookup.
   if (!handled && deferred) {
     if (handled.error().kind == ErrorKind::kUnauthorized) auth_->Forget(*deferred);
-    if (auto ok = auth_->Check(authorization, access); !ok) return std::unexpected(ok.error());
+    if (auto ok = auth_->Check(authorization, access); !ok) return Propagate(ok);
   }
   return handled;
 }

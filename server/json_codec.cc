@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "base/config.h"
+#include "base/duration.h"
 #include "core/ids.h"
 #include "core/json_scan.h"
 #include "core/signing.h"
@@ -68,7 +70,79 @@ void ParseHeaders(const Json& value, DestinationFields& out, std::vector<FieldEr
   out.headers = std::move(headers);
 }
 
+// The optional body of a POST that takes one: an empty body is {}; otherwise a JSON
+// object.
+Result<Json> OptionalObjectBody(std::string_view body) {
+  if (body.empty()) return Json::object();
+  WEBHOOKD_ASSIGN_OR_RETURN(Json json, ParseJsonBody(body));
+  if (!json.is_object()) return Invalid({{"body", "must be a JSON object"}});
+  return json;
+}
+
+// An optional duration field of `body` ("1h", "7d", ...; "0" when `zero_ok`): `fallback`
+// when absent or null; an error on `name` saying `rule` when malformed or out of range.
+void DurationField(const Json& body, const char* name, bool zero_ok, Duration max, const char* rule,
+                   Duration& out, std::vector<FieldError>& errors) {
+  auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return;
+  Result<Duration> parsed = std::unexpected(Error{});
+  if (it->is_string()) {
+    const std::string& text = it->get_ref<const std::string&>();
+    parsed = zero_ok && text == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(text);
+  }
+  if (!parsed || *parsed > max || (!zero_ok && *parsed <= Duration::zero())) {
+    errors.push_back({name, rule});
+    return;
+  }
+  out = *parsed;
+}
+
 }  // namespace
+
+Result<SecretRotation> ParseSecretRotation(std::string_view body, Duration default_grace) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
+  SecretRotation rotation{std::nullopt, default_grace};
+  std::vector<FieldError> errors;
+  if (auto it = json.find("secret"); it != json.end() && !it->is_null()) {
+    if (!it->is_string() || !DecodeSecret(it->get_ref<const std::string&>())) {
+      errors.push_back({"secret", "must be whsec_ followed by base64 of 24 to 64 bytes"});
+    } else {
+      rotation.secret = it->get<std::string>();
+    }
+  }
+  DurationField(json, "grace_period", /*zero_ok=*/true, kMaxSecretGrace,
+                "must be 0 or a duration up to 7d, such as 24h", rotation.grace, errors);
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return rotation;
+}
+
+Result<Duration> ParsePortalLinkTtl(std::string_view body, Duration default_ttl) {
+  constexpr Duration kMaxPortalLinkTtl = std::chrono::hours(24 * 7);
+  WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
+  Duration ttl = default_ttl;
+  std::vector<FieldError> errors;
+  DurationField(json, "ttl", /*zero_ok=*/false, kMaxPortalLinkTtl,
+                "must be a duration above zero up to 7d, such as 1h", ttl, errors);
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return ttl;
+}
+
+Result<std::multimap<std::string, std::string>> ParseReplayFilterBody(std::string_view body) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
+  std::multimap<std::string, std::string> query;
+  std::vector<FieldError> errors;
+  for (const char* name : {"destination_id", "since", "until", "reason", "tenant_id"}) {
+    auto it = json.find(name);
+    if (it == json.end() || it->is_null()) continue;
+    if (!it->is_string()) {
+      errors.push_back({name, "must be a string"});
+    } else {
+      query.emplace(name, it->get<std::string>());
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return query;
+}
 
 Result<Json> ParseJsonBody(std::string_view body) {
   if (JsonDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
@@ -171,7 +245,7 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
       return Fail(ErrorKind::kMalformed,
                   "the body is not valid JSON (" + members.error().message + ")");
     }
-    return std::unexpected(members.error());
+    return Propagate(members);
   }
   // A repeated member keeps its last value, as JSON parsers commonly do.
   std::map<std::string, const JsonMember*> by_name;
@@ -333,6 +407,75 @@ Json TenantJson(const TenantSummary& t) {
           {"destinations", t.destinations},
           {"pending", t.pending},
           {"dead_letters", t.dead_letters}};
+}
+
+Json SecretJson(const std::string& secret) { return Json{{"secret", secret}}; }
+
+Json RotatedSecretJson(const std::string& secret, Timestamp previous_valid_until) {
+  return Json{{"secret", secret}, {"previous_valid_until", FormatRfc3339(previous_valid_until)}};
+}
+
+Json AttemptsJson(const std::vector<Attempt>& attempts) {
+  Json data = Json::array();
+  for (const Attempt& a : attempts) data.push_back(AttemptJson(a));
+  return Json{{"data", std::move(data)}, {"next_cursor", nullptr}};
+}
+
+std::string EventListText(const Listing<Event>& listing) {
+  // Written as text: each payload goes in as its stored bytes.
+  std::string body = R"({"data":[)";
+  for (size_t i = 0; i < listing.items.size(); ++i) {
+    if (i > 0) body += ',';
+    body += EventText(listing.items[i], /*with_deliveries=*/false);
+  }
+  body += R"(],"next_cursor":)";
+  body += listing.next_before_id ? Dump(Json(FormatId(kEventPrefix, *listing.next_before_id)))
+                                 : std::string("null");
+  body += '}';
+  return body;
+}
+
+Json TenantListJson(const TenantListing& listing) {
+  Json data = Json::array();
+  for (const TenantSummary& t : listing.items) data.push_back(TenantJson(t));
+  return Json{{"data", std::move(data)}, {"next_cursor", OrNull(listing.next_after_id)}};
+}
+
+Json ReplayedJson(int64_t delivery_id) {
+  return Json{{"delivery_id", FormatId(kDeliveryPrefix, delivery_id)}};
+}
+
+Json BulkReplayedJson(int64_t count) { return Json{{"replayed", count}}; }
+
+Json StatsJson(Duration window, const HealthStats& stats) {
+  return Json{{"window", FormatDuration(window)},
+              {"attempts", stats.attempts},
+              {"retry_rate", stats.retry_rate},
+              {"dead_letter_rate", stats.dead_letter_rate},
+              {"avg_attempts_to_success", stats.avg_attempts_to_success},
+              {"second_attempt_success_rate", stats.second_attempt_success_rate},
+              {"retrying_over_24h", stats.retrying_over_24h},
+              {"pending", stats.pending},
+              {"in_flight", stats.in_flight}};
+}
+
+Json StatsSeriesJson(Duration window, Duration step, const std::vector<StatsPoint>& points) {
+  Json data = Json::array();
+  for (const StatsPoint& p : points) {
+    data.push_back(Json{{"at", FormatRfc3339(p.at)},
+                        {"attempts", p.attempts},
+                        {"successes", p.successes},
+                        {"failures", p.failures},
+                        {"dead_letters", p.dead_letters}});
+  }
+  return Json{{"window", FormatDuration(window)},
+              {"step", FormatDuration(step)},
+              {"points", std::move(data)}};
+}
+
+Json PortalLinkJson(const std::string& url, const std::string& key,
+                    const std::optional<Timestamp>& expires_at) {
+  return Json{{"url", url}, {"key", key}, {"expires_at", Time(expires_at)}};
 }
 
 }  // namespace webhookd

@@ -1,9 +1,13 @@
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "base/clock.h"
 #include "base/result.h"
 #include "core/model.h"
 
@@ -26,6 +30,22 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
 // is not JSON, kInvalid when it breaks a rule; `payload` keeps the exact bytes it has in `body`.
 Result<NewEvent> ParseNewEvent(std::string_view body);
 
+// The optional body of POST /v1/destinations/{id}/secret/rotate: {"secret"?,
+// "grace_period"?}; `grace` is `default_grace` when absent. An empty body is all defaults.
+struct SecretRotation {
+  std::optional<std::string> secret;
+  Duration grace{0};
+};
+Result<SecretRotation> ParseSecretRotation(std::string_view body, Duration default_grace);
+
+// The optional body of POST /v1/admin/tenants/{tenant_id}/portal-links: {"ttl"?}.
+Result<Duration> ParsePortalLinkTtl(std::string_view body, Duration default_ttl);
+
+// The optional body of POST /v1/admin/dead-letters/replay: its filter, with the names and
+// the text of the list's query parameters (destination_id, since, until, reason,
+// tenant_id), each a string or null.
+Result<std::multimap<std::string, std::string>> ParseReplayFilterBody(std::string_view body);
+
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret);
 Json DeliveryJson(const Delivery& d);
 // The 202 of POST /v1/events: deliveries as {id, destination_id, status}.
@@ -36,5 +56,19 @@ std::string EventText(const Event& e, bool with_deliveries);
 Json AttemptJson(const Attempt& a);
 Json DeadLetterJson(const DeadLetter& d);
 Json TenantJson(const TenantSummary& t);
+
+Json SecretJson(const std::string& secret);
+Json RotatedSecretJson(const std::string& secret, Timestamp previous_valid_until);
+// A list of every item and no further page.
+Json AttemptsJson(const std::vector<Attempt>& attempts);
+// The text of GET /v1/events: each payload as its stored bytes (EventText).
+std::string EventListText(const Listing<Event>& listing);
+Json TenantListJson(const TenantListing& listing);
+Json ReplayedJson(int64_t delivery_id);
+Json BulkReplayedJson(int64_t count);
+Json StatsJson(Duration window, const HealthStats& stats);
+Json StatsSeriesJson(Duration window, Duration step, const std::vector<StatsPoint>& points);
+Json PortalLinkJson(const std::string& url, const std::string& key,
+                    const std::optional<Timestamp>& expires_at);
 
 }  // namespace webhookd

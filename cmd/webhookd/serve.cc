@@ -29,11 +29,11 @@
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/http_server.h"
-#include "worker/purger.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
 #include "worker/curl_sender.h"
 #include "worker/dispatcher.h"
+#include "worker/purger.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -139,8 +139,11 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   std::unique_ptr<Api> rest;
   std::unique_ptr<Authenticator> auth;
   if (api) {
-    rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store},
-                                 resolver, *config, &metrics);
+    rest = std::make_unique<Api>(
+        ApiStores{store, store, store, store, store, store, store}, resolver,
+        ApiOptions{config->allow_private_destinations, config->destination_max_in_flight,
+                   config->secret_grace, config->public_url},
+        &metrics);
     auth = std::make_unique<Authenticator>(store);
   }
   std::optional<ListenAddress> listen = api ? std::optional(config->addr) : config->worker_addr;

@@ -23,7 +23,7 @@ class FixedResolver final : public Resolver {
 
 class ApiTest : public ::testing::Test {
  protected:
-  ApiTest() : api_(store_.stores(), resolver_, config_) {
+  ApiTest() : api_(store_.stores(), resolver_, ApiOptions{}) {
     resolver_.answer = {IpAddress::V4(0x5DB8D822)};  // 93.184.216.34, public
   }
   static ApiRequest Body(std::string body) {
@@ -37,7 +37,6 @@ class ApiTest : public ::testing::Test {
 
   StubApiStores store_;
   FixedResolver resolver_;
-  Config config_;
   Api api_;
 };
 
@@ -147,9 +146,11 @@ TEST_F(ApiTest, APrivateDestinationIsRefusedUnlessAllowed) {
   EXPECT_EQ(r.error().fields.at(0).field, "url");
   EXPECT_EQ(store_.calls, 0);
 
-  config_.allow_private_destinations = true;
+  ApiOptions allow;
+  allow.allow_private_destinations = true;
+  Api allowing(store_.stores(), resolver_, allow);
   store_.on_create_destination = [](const Destination& d) { return d; };
-  EXPECT_TRUE(api_.CreateDestination(Body(R"({"url": "https://internal.example/hook"})")));
+  EXPECT_TRUE(allowing.CreateDestination(Body(R"({"url": "https://internal.example/hook"})")));
 }
 
 TEST_F(ApiTest, AGeneratedSecretIsWhsecAndThirtyTwoBytes) {

@@ -1,0 +1,59 @@
+// The dead-letter routes: /v1/admin/dead-letters, replay one, replay in bulk.
+#include "base/log.h"
+#include "server/api.h"
+#include "server/api_request.h"
+
+namespace webhookd {
+
+using namespace api;
+
+namespace {
+
+// The list's filter, from the query string (or from a bulk replay's body, in the same
+// names).
+Result<DeadLetterFilter> DeadLetterFilterFrom(const ApiRequest& req) {
+  DeadLetterFilter filter;
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.destination_id,
+                            QueryId(req, "destination_id", kDestinationPrefix));
+  if (auto reason = QueryValue(req, "reason"); reason && !reason->empty()) {
+    filter.reason = ParseDeadLetterReason(*reason);
+    if (!filter.reason) return Invalid({{"reason", "must be exhausted or permanent_failure"}});
+  }
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.since, QueryTime(req, "since"));
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.until, QueryTime(req, "until"));
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.tenant_id, QueryTenant(req));
+  return filter;
+}
+
+}  // namespace
+
+Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Page page, ParsePage(req, kDeadLetterPrefix));
+  WEBHOOKD_ASSIGN_OR_RETURN(DeadLetterFilter filter, DeadLetterFilterFrom(req));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto listing,
+                            stores_.dead_letters.ListDeadLetters(filter, page, req.scope));
+  return ListReply(listing, kDeadLetterPrefix, DeadLetterJson);
+}
+
+Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeadLetterPrefix, "dead letter"));
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t delivery, stores_.dead_letters.ReplayDeadLetter(id, req.scope));
+  if (metrics_ != nullptr) metrics_->replays.Inc();
+  Log(LogLevel::kInfo, "replayed a dead letter",
+      {{"dead_letter_id", req.path_args[0]}, {"delivery_id", FormatId(kDeliveryPrefix, delivery)}});
+  return JsonReply(202, ReplayedJson(delivery));
+}
+
+Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
+  // The filter comes in the body here, with the same names as the list's query.
+  ApiRequest as_query(req.scope);
+  WEBHOOKD_ASSIGN_OR_RETURN(as_query.query, ParseReplayFilterBody(req.body));
+  WEBHOOKD_ASSIGN_OR_RETURN(DeadLetterFilter filter, DeadLetterFilterFrom(as_query));
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t count,
+                            stores_.dead_letters.ReplayDeadLetters(filter, req.scope));
+  if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(count));
+  Log(LogLevel::kInfo, "replayed dead letters in bulk", {{"count", count}});
+  return JsonReply(202, BulkReplayedJson(count));
+}
+
+}  // namespace webhookd

@@ -1,0 +1,79 @@
+// The destination routes: /v1/destinations and its secret.
+#include "core/signing.h"
+#include "server/api.h"
+#include "server/api_request.h"
+
+namespace webhookd {
+
+using namespace api;
+
+Result<Reply> Api::CreateDestination(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
+  WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
+                            ParseDestinationFields(body, /*creating=*/true));
+  WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  Destination d;
+  // A tenant key makes its own tenant's destinations, whatever the body says.
+  d.tenant_id = req.scope.tenant_id ? req.scope.tenant_id : fields.tenant_id.value_or(std::nullopt);
+  d.url = *fields.url;
+  d.description = fields.description.value_or("");
+  d.event_types = fields.event_types.value_or(std::vector<std::string>{});
+  d.secret = fields.secret.value_or(GenerateSecret());
+  d.headers = fields.headers.value_or(Headers{});
+  d.enabled = fields.enabled.value_or(true);
+  d.max_in_flight = fields.max_in_flight.value_or(std::nullopt);
+  d.rate_limit = fields.rate_limit.value_or(std::nullopt);
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(d));
+  return JsonReply(201, DestinationJson(created, options_.destination_max_in_flight, true));
+}
+
+Result<Reply> Api::GetDestination(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, stores_.destinations.GetDestination(id, req.scope));
+  return JsonReply(200, DestinationJson(d, options_.destination_max_in_flight, false));
+}
+
+Result<Reply> Api::ListDestinations(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Page page, ParsePage(req, kDestinationPrefix));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto tenant, QueryTenant(req));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto listing, stores_.destinations.ListDestinations(
+                                              DestinationFilter{tenant}, page, req.scope));
+  return ListReply(listing, kDestinationPrefix, [&](const Destination& d) {
+    return DestinationJson(d, options_.destination_max_in_flight, false);
+  });
+}
+
+Result<Reply> Api::GetDestinationSecret(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, stores_.destinations.GetDestination(id, req.scope));
+  return JsonReply(200, SecretJson(d.secret));
+}
+
+Result<Reply> Api::RotateDestinationSecret(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
+  WEBHOOKD_ASSIGN_OR_RETURN(SecretRotation rotation,
+                            ParseSecretRotation(req.body, options_.secret_grace));
+  const std::string secret = rotation.secret.value_or(GenerateSecret());
+  WEBHOOKD_ASSIGN_OR_RETURN(
+      Timestamp until, stores_.destinations.RotateSecret(id, secret, rotation.grace, req.scope));
+  return JsonReply(200, RotatedSecretJson(secret, until));
+}
+
+Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
+  WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
+  WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
+                            ParseDestinationFields(body, /*creating=*/false));
+  if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d,
+                            stores_.destinations.UpdateDestination(id, fields, req.scope));
+  return JsonReply(200, DestinationJson(d, options_.destination_max_in_flight, false));
+}
+
+Result<Reply> Api::DeleteDestination(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
+  WEBHOOKD_RETURN_IF_ERROR(stores_.destinations.DeleteDestination(id, req.scope));
+  return Reply{204, "", "", {}};
+}
+
+}  // namespace webhookd

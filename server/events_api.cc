@@ -1,0 +1,83 @@
+// The event and delivery routes: /v1/events, /v1/deliveries and a delivery's attempts.
+#include "base/encoding.h"
+#include "core/signing.h"
+#include "core/validation.h"
+#include "server/api.h"
+#include "server/api_request.h"
+
+namespace webhookd {
+
+using namespace api;
+
+Result<Reply> Api::CreateEvent(const ApiRequest& req) {
+  std::optional<IdempotencyKey> key;
+  if (req.idempotency_key) {
+    if (!IsValidIdempotencyKey(*req.idempotency_key)) {
+      return Invalid({{"Idempotency-Key", "must be 1-255 visible ASCII characters"}});
+    }
+    key = IdempotencyKey{*req.idempotency_key, HexEncode(Sha256(req.body))};
+  }
+  WEBHOOKD_ASSIGN_OR_RETURN(NewEvent event, ParseNewEvent(req.body));
+  if (req.unverified_key_hash) event.verify_key_hash = *req.unverified_key_hash;
+  WEBHOOKD_ASSIGN_OR_RETURN(IngestReceipt receipt, stores_.events.InsertEvent(event, key));
+  Reply reply = JsonReply(202, ReceiptJson(receipt.event));
+  if (receipt.replayed) {
+    reply.headers.emplace_back("Idempotent-Replayed", "true");
+  } else if (metrics_ != nullptr) {
+    metrics_->events_ingested.Inc();
+    metrics_->deliveries_created.Inc(receipt.event.deliveries.size());
+  }
+  return reply;
+}
+
+Result<Reply> Api::GetEvent(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kEventPrefix, "event"));
+  WEBHOOKD_ASSIGN_OR_RETURN(Event event, stores_.events.GetEvent(id, req.scope));
+  return Reply{200, EventText(event, /*with_deliveries=*/true), "application/json", {}};
+}
+
+Result<Reply> Api::ListEvents(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Page page, ParsePage(req, kEventPrefix));
+  EventFilter filter;
+  if (auto type = QueryValue(req, "type"); type && !type->empty()) {
+    if (!IsValidEventType(*type)) return Invalid({{"type", "is not a valid event type"}});
+    filter.type = *type;
+  }
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.after, QueryTime(req, "after"));
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.before, QueryTime(req, "before"));
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.tenant_id, QueryTenant(req));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto listing, stores_.events.ListEvents(filter, page, req.scope));
+  return Reply{200, EventListText(listing), "application/json", {}};
+}
+
+Result<Reply> Api::GetDelivery(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeliveryPrefix, "delivery"));
+  WEBHOOKD_ASSIGN_OR_RETURN(Delivery d, stores_.deliveries.GetDelivery(id, req.scope));
+  return JsonReply(200, DeliveryJson(d));
+}
+
+Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Page page, ParsePage(req, kDeliveryPrefix));
+  DeliveryFilter filter;
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.destination_id,
+                            QueryId(req, "destination_id", kDestinationPrefix));
+  if (auto status = QueryValue(req, "status"); status && !status->empty()) {
+    filter.status = ParseDeliveryStatus(*status);
+    if (!filter.status) {
+      return Invalid(
+          {{"status", "must be pending, in_flight, succeeded, dead_lettered or cancelled"}});
+    }
+  }
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.tenant_id, QueryTenant(req));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto listing,
+                            stores_.deliveries.ListDeliveries(filter, page, req.scope));
+  return ListReply(listing, kDeliveryPrefix, DeliveryJson);
+}
+
+Result<Reply> Api::ListAttempts(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeliveryPrefix, "delivery"));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto attempts, stores_.deliveries.ListAttempts(id, req.scope));
+  return JsonReply(200, AttemptsJson(attempts));
+}
+
+}  // namespace webhookd

@@ -1,0 +1,118 @@
+#include "server/json_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "core/signing.h"
+
+namespace webhookd {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<std::string> Fields(const Error& e) {
+  std::vector<std::string> out;
+  for (const auto& f : e.fields) out.push_back(f.field);
+  return out;
+}
+
+TEST(JsonCodecTest, ABodyIsJsonOfBoundedDepth) {
+  EXPECT_TRUE(ParseJsonBody(R"({"a": [1, 2]})"));
+  EXPECT_EQ(ParseJsonBody("{").error().kind, ErrorKind::kMalformed);
+  EXPECT_EQ(ParseJsonBody("\xff").error().kind, ErrorKind::kMalformed);
+  EXPECT_EQ(ParseJsonBody(std::string(65, '[') + std::string(65, ']')).error().kind,
+            ErrorKind::kInvalid);
+}
+
+TEST(JsonCodecTest, ARotationBodyIsOptionalAndEachFieldChecked) {
+  auto none = ParseSecretRotation("", 24h);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->secret, std::nullopt);
+  EXPECT_EQ(none->grace, Duration(24h));
+
+  const std::string secret = GenerateSecret();
+  auto given = ParseSecretRotation(R"({"secret": ")" + secret + R"(", "grace_period": "0"})", 24h);
+  ASSERT_TRUE(given);
+  EXPECT_EQ(given->secret, secret);
+  EXPECT_EQ(given->grace, Duration::zero());
+  EXPECT_EQ(ParseSecretRotation(R"({"grace_period": "7d"})", 24h)->grace, Duration(168h));
+
+  auto bad = ParseSecretRotation(R"({"secret": "nope", "grace_period": "8d"})", 24h);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(Fields(bad.error()), (std::vector<std::string>{"secret", "grace_period"}));
+  EXPECT_EQ(Fields(ParseSecretRotation(R"({"grace_period": 5})", 24h).error()),
+            (std::vector<std::string>{"grace_period"}));
+  EXPECT_EQ(Fields(ParseSecretRotation("[]", 24h).error()), (std::vector<std::string>{"body"}));
+  EXPECT_EQ(ParseSecretRotation("{", 24h).error().kind, ErrorKind::kMalformed);
+}
+
+TEST(JsonCodecTest, APortalLinkTtlIsAboveZeroAndAtMostSevenDays) {
+  EXPECT_EQ(ParsePortalLinkTtl("", 1h).value(), Duration(1h));
+  EXPECT_EQ(ParsePortalLinkTtl(R"({"ttl": null})", 1h).value(), Duration(1h));
+  EXPECT_EQ(ParsePortalLinkTtl(R"({"ttl": "30m"})", 1h).value(), Duration(30min));
+  EXPECT_EQ(ParsePortalLinkTtl(R"({"ttl": "7d"})", 1h).value(), Duration(168h));
+  for (const char* bad :
+       {R"({"ttl": "0"})", R"({"ttl": "8d"})", R"({"ttl": 60})", R"({"ttl": "soon"})"}) {
+    auto r = ParsePortalLinkTtl(bad, 1h);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(Fields(r.error()), (std::vector<std::string>{"ttl"})) << bad;
+  }
+}
+
+TEST(JsonCodecTest, AReplayFilterBodyIsTheListsQueryInJson) {
+  auto q = ParseReplayFilterBody(R"({"destination_id": "dst_1", "reason": "exhausted",
+                                     "since": null, "other": 1})");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->size(), 2u);
+  EXPECT_EQ(q->find("destination_id")->second, "dst_1");
+  EXPECT_EQ(q->find("reason")->second, "exhausted");
+  EXPECT_TRUE(ParseReplayFilterBody("")->empty());
+  EXPECT_EQ(Fields(ParseReplayFilterBody(R"({"until": 5, "tenant_id": true})").error()),
+            (std::vector<std::string>{"until", "tenant_id"}));
+}
+
+TEST(JsonCodecTest, ADestinationShowsItsSecretOnlyWhenAsked) {
+  Destination d;
+  d.id = 7;
+  d.url = "https://example.com/hook";
+  d.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  const Json shown = DestinationJson(d, 16, /*with_secret=*/true);
+  EXPECT_EQ(shown["id"], "dst_7");
+  EXPECT_EQ(shown["secret"], d.secret);
+  EXPECT_EQ(shown["max_in_flight"], 16);  // the default in force
+  const Json listed = DestinationJson(d, 16, /*with_secret=*/false);
+  EXPECT_FALSE(listed.contains("secret"));
+  EXPECT_EQ(Dump(listed).find("whsec_"), std::string::npos);
+}
+
+TEST(JsonCodecTest, StatsAndTheirSeriesNameTheirWindow) {
+  HealthStats stats;
+  stats.attempts = 10;
+  stats.retry_rate = 0.25;
+  const Json j = StatsJson(1h, stats);
+  EXPECT_EQ(j["window"], "1h");
+  EXPECT_EQ(j["attempts"], 10);
+  EXPECT_EQ(j["retry_rate"], 0.25);
+  const Json series = StatsSeriesJson(1h, 1min, {StatsPoint{Timestamp{}, 3, 2, 1, 0}});
+  EXPECT_EQ(series["step"], "1m");
+  ASSERT_EQ(series["points"].size(), 1u);
+  EXPECT_EQ(series["points"][0]["at"], "1970-01-01T00:00:00.000000Z");
+  EXPECT_EQ(series["points"][0]["successes"], 2);
+}
+
+TEST(JsonCodecTest, AnEventListKeepsEachPayloadsBytes) {
+  Listing<Event> listing;
+  Event e;
+  e.id = 3;
+  e.type = "order.created";
+  e.payload = R"({"total": 1e400, "k": 1, "k": 2})";
+  listing.items.push_back(e);
+  listing.next_before_id = 3;
+  const std::string text = EventListText(listing);
+  EXPECT_NE(text.find(R"({"total": 1e400, "k": 1, "k": 2})"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("next_cursor":"evt_3")"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace webhookd

@@ -267,15 +267,9 @@ Result<Config> LoadConfig(const EnvLookup& env) {
     }
     return {};
   };
-  if (Result<void> r = duration("WEBHOOKD_CONNECT_TIMEOUT", config.connect_timeout); !r) {
-    return std::unexpected(r.error());
-  }
-  if (Result<void> r = duration("WEBHOOKD_ATTEMPT_TIMEOUT", config.attempt_timeout); !r) {
-    return std::unexpected(r.error());
-  }
-  if (Result<void> r = duration("WEBHOOKD_LEASE", config.lease); !r) {
-    return std::unexpected(r.error());
-  }
+  WEBHOOKD_RETURN_IF_ERROR(duration("WEBHOOKD_CONNECT_TIMEOUT", config.connect_timeout));
+  WEBHOOKD_RETURN_IF_ERROR(duration("WEBHOOKD_ATTEMPT_TIMEOUT", config.attempt_timeout));
+  WEBHOOKD_RETURN_IF_ERROR(duration("WEBHOOKD_LEASE", config.lease));
   if (std::optional<std::string> v = get("WEBHOOKD_RETENTION")) {
     Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
     if (!d || *d < Duration::zero()) {

@@ -41,7 +41,7 @@ Result<Event> ParseBatchLine(std::string_view line) {
   }
   Event event;
   auto type = StringMember(*members, "type");
-  if (!type) return std::unexpected(type.error());
+  if (!type) return Propagate(type);
   if (!*type) return Fail(ErrorKind::kInvalid, "\"type\" is required");
   event.type = **type;
   auto payload = members->find("payload");
@@ -55,7 +55,7 @@ Result<Event> ParseBatchLine(std::string_view line) {
                              std::pair{"destination_id", &event.destination_id},
                              std::pair{"idempotency_key", &event.idempotency_key}}) {
     auto value = StringMember(*members, name);
-    if (!value) return std::unexpected(value.error());
+    if (!value) return Propagate(value);
     *field = *value;
   }
   return event;

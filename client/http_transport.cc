@@ -67,7 +67,7 @@ TransportResult HttpTransport::Send(const HttpRequest& request) {
 
 Result<ApiUrl> ParseApiUrl(std::string_view text) {
   auto url = ParseUrl(text);
-  if (!url) return std::unexpected(url.error());
+  if (!url) return Propagate(url);
   if (url->target.find_first_of("?#") != std::string::npos) {
     return Fail(ErrorKind::kInvalid, "a query has no place in the API's URL");
   }

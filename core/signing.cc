@@ -59,7 +59,7 @@ Result<std::string> SignatureHeader(const std::vector<std::string>& secrets, std
   for (size_t i = 0; i < secrets.size(); ++i) {
     const auto key = DecodeSecret(secrets[i]);
     if (!key) {
-      if (i == 0) return std::unexpected(key.error());
+      if (i == 0) return Propagate(key);
       continue;
     }
     if (!header.empty()) header += ' ';

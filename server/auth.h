@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "core/api_key.h"
+#include "core/role.h"
+#include "core/scope.h"
 #include "store/key_store.h"
 
 namespace webhookd {

@@ -9,7 +9,13 @@
 
 #include "base/clock.h"
 #include "base/result.h"
-#include "core/model.h"
+#include "core/dead_letter.h"
+#include "core/delivery.h"
+#include "core/destination.h"
+#include "core/event.h"
+#include "core/page.h"
+#include "core/stats.h"
+#include "core/tenant.h"
 
 namespace webhookd {
 

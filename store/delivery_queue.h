@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/model.h"
+#include "store/delivery_queue_types.h"
 
 namespace webhookd {
 

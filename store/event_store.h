@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/model.h"
+#include "core/event.h"
+#include "core/page.h"
+#include "core/scope.h"
 
 namespace webhookd {
 

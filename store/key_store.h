@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/model.h"
+#include "core/api_key_info.h"
 
 namespace webhookd {
 

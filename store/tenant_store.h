@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/result.h"
-#include "core/model.h"
+#include "core/tenant.h"
 
 namespace webhookd {
 

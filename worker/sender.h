@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "core/model.h"
+#include "core/destination.h"
 
 namespace webhookd {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/model.h"
+#include "core/event.h"
 #include "store/pg/pg_pool.h"
 
 namespace webhookd::pg {

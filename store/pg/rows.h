@@ -4,7 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
+#include "core/api_key_info.h"
+#include "core/dead_letter.h"
+#include "core/delivery.h"
+#include "core/destination.h"
+#include "core/event.h"
+#include "store/delivery_queue_types.h"
 
 namespace webhookd::pg {
 

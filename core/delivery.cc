@@ -1,4 +1,4 @@
-#include "core/model.h"
+#include "core/delivery.h"
 
 #include <array>
 
@@ -6,7 +6,6 @@ namespace webhookd {
 namespace {
 constexpr std::array<std::string_view, 5> kStatusNames = {"pending", "in_flight", "succeeded",
                                                           "dead_lettered", "cancelled"};
-constexpr std::array<std::string_view, 3> kDisabledReasonNames = {"manual", "gone", "failing"};
 }  // namespace
 
 std::string_view DeliveryStatusName(DeliveryStatus status) {
@@ -16,17 +15,6 @@ std::string_view DeliveryStatusName(DeliveryStatus status) {
 std::optional<DeliveryStatus> ParseDeliveryStatus(std::string_view name) {
   for (size_t i = 0; i < kStatusNames.size(); ++i) {
     if (kStatusNames[i] == name) return static_cast<DeliveryStatus>(i);
-  }
-  return std::nullopt;
-}
-
-std::string_view DisabledReasonName(DisabledReason reason) {
-  return kDisabledReasonNames[static_cast<size_t>(reason)];
-}
-
-std::optional<DisabledReason> ParseDisabledReason(std::string_view name) {
-  for (size_t i = 0; i < kDisabledReasonNames.size(); ++i) {
-    if (kDisabledReasonNames[i] == name) return static_cast<DisabledReason>(i);
   }
   return std::nullopt;
 }

@@ -1,0 +1,73 @@
+#pragma once
+
+// A destination: where deliveries go, with its filters, secret, caps and health.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/circuit.h"
+
+namespace webhookd {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Why a destination is disabled: by the API, by a 410 Gone, or by failing for longer than
+// WEBHOOKD_DISABLE_AFTER.
+enum class DisabledReason { kManual, kGone, kFailing };
+
+std::string_view DisabledReasonName(DisabledReason reason);
+
+std::optional<DisabledReason> ParseDisabledReason(std::string_view name);
+
+// How a destination is doing, as the API shows it (the rules that change it run in SQL:
+// see docs/architecture.md, "Receiver protection").
+struct DestinationHealth {
+  CircuitState circuit = CircuitState::kClosed;  // half-open from next_probe_at on
+  int consecutive_failures = 0;
+  std::optional<Timestamp> failing_since;
+  std::optional<Timestamp> next_probe_at;
+  std::optional<int> effective_max_in_flight;  // nullopt: max_in_flight
+};
+
+struct Destination {
+  int64_t id = 0;
+  std::string url;
+  std::string description;
+  std::vector<std::string> event_types;  // empty: every type
+  std::string secret;
+  Headers headers;
+  bool enabled = true;
+  std::optional<int> max_in_flight;               // nullopt: the configured default
+  std::optional<int> rate_limit;                  // attempts started per second; nullopt: no limit
+  std::optional<DisabledReason> disabled_reason;  // set while disabled
+  DestinationHealth health;
+  Timestamp created_at;
+  Timestamp updated_at;
+  std::optional<std::string> tenant_id = std::nullopt;  // set at creation, never changed
+};
+
+// The fields a create or a patch may set; nullopt = not given.
+struct DestinationFields {
+  std::optional<std::string> url;
+  std::optional<std::string> description;
+  std::optional<std::vector<std::string>> event_types;
+  std::optional<std::string> secret;
+  std::optional<Headers> headers;
+  std::optional<bool> enabled;
+  std::optional<std::optional<int>> max_in_flight;  // set to nullopt: back to the default
+  // A tenant_id can only be set at creation; a patch that names one must name the
+  // destination's own (nullopt inside: none), or it is refused.
+  std::optional<std::optional<std::string>> tenant_id = std::nullopt;
+  std::optional<std::optional<int>> rate_limit;  // set to nullopt: no limit
+};
+
+// The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.
+struct DestinationFilter {
+  std::optional<std::string> tenant_id = std::nullopt;
+};
+
+}  // namespace webhookd

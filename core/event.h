@@ -1,0 +1,53 @@
+#pragma once
+
+// An event as published, stored and read back.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/delivery.h"
+
+namespace webhookd {
+
+struct NewEvent {
+  std::string type;
+  std::string payload;  // a JSON object: the bytes of the posted value, exactly
+  std::optional<int64_t> destination_id;
+  // When not empty: the SHA-256 of the API key that sent it, not yet looked up. The store
+  // ingests only if that key is live, in the ingest's own transaction, and answers
+  // kUnauthorized otherwise.
+  std::string verify_key_hash = {};
+  // Fans out to this tenant's destinations alone; nullopt: to destinations without one.
+  std::optional<std::string> tenant_id = std::nullopt;
+};
+
+struct IdempotencyKey {
+  std::string key;
+  std::string request_hash;  // hex SHA-256 of the request body
+};
+
+struct Event {
+  int64_t id = 0;
+  std::string type;
+  std::string payload;
+  Timestamp created_at;
+  std::vector<Delivery> deliveries;  // filled by reads that say so
+  std::optional<std::string> tenant_id = std::nullopt;
+};
+
+struct IngestReceipt {
+  Event event;            // with its deliveries as created (all pending)
+  bool replayed = false;  // an Idempotency-Key matched an earlier request
+};
+
+struct EventFilter {
+  std::optional<std::string> type;
+  std::optional<Timestamp> after;   // created_at >= after
+  std::optional<Timestamp> before;  // created_at < before
+  std::optional<std::string> tenant_id = std::nullopt;
+};
+
+}  // namespace webhookd

@@ -29,18 +29,6 @@ std::optional<std::string_view> ReasonParam(const DeadLetterFilter& filter) {
   return DeadLetterReasonName(*filter.reason);
 }
 
-// Turns `limit + 1` fetched rows into a page and its cursor.
-template <typename T>
-Listing<T> ToListing(std::vector<T> items, const Page& page, int64_t (*id_of)(const T&)) {
-  Listing<T> listing;
-  if (static_cast<int>(items.size()) > page.limit) {
-    items.resize(page.limit);
-    listing.next_before_id = id_of(items.back());
-  }
-  listing.items = std::move(items);
-  return listing;
-}
-
 int64_t NewClaimToken() {
   const std::string bytes = SecureRandomBytes(sizeof(int64_t));
   int64_t token = 0;
@@ -200,22 +188,27 @@ Result<Destination> PgStore::GetDestination(int64_t id, const Scope& scope) {
   });
 }
 
+template <typename T>
+Result<Listing<T>> PgStore::ListPage(const Query& query, const Params& params, const Page& page,
+                                     T (*to_item)(const pqxx::row&)) {
+  return Run([&](pqxx::connection& c) -> Result<Listing<T>> {
+    pqxx::nontransaction tx(c);
+    Listing<T> listing;
+    for (const auto& row : Exec(tx, query, params)) listing.items.push_back(to_item(row));
+    if (static_cast<int>(listing.items.size()) > page.limit) {
+      listing.items.resize(page.limit);
+      listing.next_before_id = listing.items.back().id;
+    }
+    return listing;
+  });
+}
+
 Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& filter,
                                                        const Page& page, const Scope& scope) {
-  return Run([&](pqxx::connection& c) -> Result<Listing<Destination>> {
-    pqxx::nontransaction tx(c);
-    std::vector<Destination> items;
-    for (const auto& row : Exec(tx, sql::kListDestinations,
-                                Params()
-                                    .Add(page.before_id)
-                                    .Add(page.limit + 1)
-                                    .Add(filter.tenant_id)
-                                    .Add(scope.tenant_id))) {
-      items.push_back(ToDestination(row));
-    }
-    return ToListing<Destination>(std::move(items), page,
-                                  [](const Destination& d) { return d.id; });
-  });
+  return ListPage<Destination>(
+      sql::kListDestinations,
+      Params().Add(page.before_id).Add(page.limit + 1).Add(filter.tenant_id).Add(scope.tenant_id),
+      page, ToDestination);
 }
 
 Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFields& f,
@@ -409,22 +402,16 @@ Result<Event> PgStore::GetEvent(int64_t id, const Scope& scope) {
 
 Result<Listing<Event>> PgStore::ListEvents(const EventFilter& filter, const Page& page,
                                            const Scope& scope) {
-  return Run([&](pqxx::connection& c) -> Result<Listing<Event>> {
-    pqxx::nontransaction tx(c);
-    std::vector<Event> items;
-    for (const auto& row : Exec(tx, sql::kListEvents,
-                                Params()
-                                    .Add(page.before_id)
-                                    .Add(filter.type)
-                                    .Add(filter.after)
-                                    .Add(filter.before)
-                                    .Add(page.limit + 1)
-                                    .Add(filter.tenant_id)
-                                    .Add(scope.tenant_id))) {
-      items.push_back(ToEvent(row));
-    }
-    return ToListing<Event>(std::move(items), page, [](const Event& e) { return e.id; });
-  });
+  return ListPage<Event>(sql::kListEvents,
+                         Params()
+                             .Add(page.before_id)
+                             .Add(filter.type)
+                             .Add(filter.after)
+                             .Add(filter.before)
+                             .Add(page.limit + 1)
+                             .Add(filter.tenant_id)
+                             .Add(scope.tenant_id),
+                         page, ToEvent);
 }
 
 Result<Delivery> PgStore::GetDelivery(int64_t id, const Scope& scope) {
@@ -438,23 +425,17 @@ Result<Delivery> PgStore::GetDelivery(int64_t id, const Scope& scope) {
 
 Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, const Page& page,
                                                   const Scope& scope) {
-  return Run([&](pqxx::connection& c) -> Result<Listing<Delivery>> {
-    pqxx::nontransaction tx(c);
-    std::optional<std::string> status;
-    if (filter.status) status = std::string(DeliveryStatusName(*filter.status));
-    std::vector<Delivery> items;
-    for (const auto& row : Exec(tx, sql::kListDeliveries,
-                                Params()
-                                    .Add(page.before_id)
-                                    .Add(filter.destination_id)
-                                    .Add(status)
-                                    .Add(page.limit + 1)
-                                    .Add(filter.tenant_id)
-                                    .Add(scope.tenant_id))) {
-      items.push_back(ToDelivery(row));
-    }
-    return ToListing<Delivery>(std::move(items), page, [](const Delivery& d) { return d.id; });
-  });
+  std::optional<std::string> status;
+  if (filter.status) status = std::string(DeliveryStatusName(*filter.status));
+  return ListPage<Delivery>(sql::kListDeliveries,
+                            Params()
+                                .Add(page.before_id)
+                                .Add(filter.destination_id)
+                                .Add(status)
+                                .Add(page.limit + 1)
+                                .Add(filter.tenant_id)
+                                .Add(scope.tenant_id),
+                            page, ToDelivery);
 }
 
 Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id, const Scope& scope) {
@@ -724,23 +705,17 @@ Result<std::vector<StatsPoint>> PgStore::StatsSeries(Duration window, Duration s
 
 Result<Listing<DeadLetter>> PgStore::ListDeadLetters(const DeadLetterFilter& filter,
                                                      const Page& page, const Scope& scope) {
-  return Run([&](pqxx::connection& c) -> Result<Listing<DeadLetter>> {
-    pqxx::nontransaction tx(c);
-    std::vector<DeadLetter> items;
-    for (const auto& row : Exec(tx, sql::kListDeadLetters,
-                                Params()
-                                    .Add(filter.destination_id)
-                                    .Add(ReasonParam(filter))
-                                    .Add(filter.since)
-                                    .Add(filter.until)
-                                    .Add(page.before_id)
-                                    .Add(page.limit + 1)
-                                    .Add(filter.tenant_id)
-                                    .Add(scope.tenant_id))) {
-      items.push_back(ToDeadLetter(row));
-    }
-    return ToListing<DeadLetter>(std::move(items), page, [](const DeadLetter& d) { return d.id; });
-  });
+  return ListPage<DeadLetter>(sql::kListDeadLetters,
+                              Params()
+                                  .Add(filter.destination_id)
+                                  .Add(ReasonParam(filter))
+                                  .Add(filter.since)
+                                  .Add(filter.until)
+                                  .Add(page.before_id)
+                                  .Add(page.limit + 1)
+                                  .Add(filter.tenant_id)
+                                  .Add(scope.tenant_id),
+                              page, ToDeadLetter);
 }
 
 Result<int64_t> PgStore::ReplayDeadLetter(int64_t id, const Scope& scope) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "store/pg/committer.h"
+#include "store/pg/exec.h"
 #include "store/pg/pg_pool.h"
 #include "store/store.h"
 
@@ -75,6 +76,12 @@ class PgStore final : public Store {
                                                 const ProtectionSettings& protection);
   template <typename F>
   auto Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
+  // One page of a newest-first list: `query` fetches page.limit + 1 rows, each mapped by
+  // `to_item`; the extra row only says that there is a next page, whose cursor is the
+  // last item's id.
+  template <typename T>
+  Result<Listing<T>> ListPage(const Query& query, const Params& params, const Page& page,
+                              T (*to_item)(const pqxx::row&));
   template <typename F>
   auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
 

@@ -237,6 +237,42 @@ void Dispatcher::Start(ClaimedDelivery d) {
                 [this, sending](SendResult sent) { Finish(*sending, std::move(sent)); });
 }
 
+namespace {
+
+// What every record of an attempt of `d` holds, whatever its answer.
+AttemptRecord RecordOf(const ClaimedDelivery& d, Timestamp started, Outcome outcome) {
+  AttemptRecord rec;
+  rec.delivery_id = d.delivery_id;
+  rec.claim_token = d.claim_token;
+  rec.destination_id = d.destination_id;
+  rec.event_id = d.event_id;
+  rec.attempt_number = d.attempt_count + 1;
+  rec.started_at = started;
+  rec.outcome = outcome;
+  rec.delivery_created_at = d.created_at;
+  return rec;
+}
+
+// The delivery's next state, as the retry policy decided it.
+void ApplyDecision(const Decision& decision, AttemptRecord& rec) {
+  switch (decision.kind) {
+    case Decision::Kind::kSucceed:
+      rec.next_status = DeliveryStatus::kSucceeded;
+      break;
+    case Decision::Kind::kRetry:
+      rec.next_status = DeliveryStatus::kPending;
+      rec.wait = decision.wait;
+      break;
+    case Decision::Kind::kDeadLetter:
+      rec.next_status = DeliveryStatus::kDeadLettered;
+      rec.dead_letter_reason = decision.reason;
+      rec.disable_destination = decision.disable_destination;
+      break;
+  }
+}
+
+}  // namespace
+
 void Dispatcher::Finish(const Sending& s, SendResult sent) {
   const ClaimedDelivery& d = s.delivery;
   if (sent.not_started) {
@@ -265,37 +301,16 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   const int cycle_attempt = d.cycle_attempts + 1;
   const Decision decision = policy_.Next(cycle_attempt, result, random_);
 
-  AttemptRecord rec;
-  rec.delivery_id = d.delivery_id;
-  rec.claim_token = d.claim_token;
-  rec.destination_id = d.destination_id;
-  rec.event_id = d.event_id;
-  rec.attempt_number = d.attempt_count + 1;
-  rec.started_at = started;
+  AttemptRecord rec = RecordOf(d, started, result.outcome);
   rec.duration_ms = static_cast<int>(elapsed.count());
   rec.status_code = sent.status_code;
   rec.error = sent.error;
   rec.response_body = SanitizeUtf8(sent.body);
-  rec.outcome = result.outcome;
   rec.probe = d.kind == ClaimKind::kProbe;
   rec.clean = d.clean;
   // Only a failure can set a probe time: a success draws nothing.
   if (rec.outcome != Outcome::kSuccess) rec.jitter = random_.Unit();
-  rec.delivery_created_at = d.created_at;
-  switch (decision.kind) {
-    case Decision::Kind::kSucceed:
-      rec.next_status = DeliveryStatus::kSucceeded;
-      break;
-    case Decision::Kind::kRetry:
-      rec.next_status = DeliveryStatus::kPending;
-      rec.wait = decision.wait;
-      break;
-    case Decision::Kind::kDeadLetter:
-      rec.next_status = DeliveryStatus::kDeadLettered;
-      rec.dead_letter_reason = decision.reason;
-      rec.disable_destination = decision.disable_destination;
-      break;
-  }
+  ApplyDecision(decision, rec);
   if (LogEnabled(LogLevel::kDebug)) {
     Log(LogLevel::kDebug, "attempt",
         {{"event_id", FormatId(kEventPrefix, d.event_id)},
@@ -330,27 +345,12 @@ void Dispatcher::Ended() {
 }
 
 AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {
-  AttemptRecord rec;
-  rec.delivery_id = d.delivery_id;
-  rec.claim_token = d.claim_token;
-  rec.destination_id = d.destination_id;
-  rec.event_id = d.event_id;
-  rec.attempt_number = d.attempt_count + 1;
-  rec.started_at = clock_.Now();
+  AttemptRecord rec = RecordOf(d, clock_.Now(), Outcome::kSkipped);
   rec.error = "circuit open";
   rec.jitter = random_.Unit();
-  rec.outcome = Outcome::kSkipped;
-  rec.delivery_created_at = d.created_at;
   AttemptResult result;
   result.outcome = Outcome::kSkipped;
-  const Decision decision = policy_.Next(d.cycle_attempts + 1, result, random_);
-  if (decision.kind == Decision::Kind::kDeadLetter) {
-    rec.next_status = DeliveryStatus::kDeadLettered;
-    rec.dead_letter_reason = decision.reason;
-  } else {
-    rec.next_status = DeliveryStatus::kPending;
-    rec.wait = decision.wait;
-  }
+  ApplyDecision(policy_.Next(d.cycle_attempts + 1, result, random_), rec);
   return rec;
 }
 

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "base/duration.h"
+#include "base/strings.h"
 
 namespace webhookd {
 namespace {
@@ -49,31 +50,6 @@ std::unexpected<Error> Bad(std::string_view name, std::string_view expected,
 std::unexpected<Error> BadSecret(std::string_view name, std::string_view expected) {
   return Fail(ErrorKind::kInvalid,
               std::string(name) + ": expected " + std::string(expected) + " (value not shown)");
-}
-
-// A non-negative decimal with no sign, spaces or trailing characters, within [min, max].
-std::optional<int64_t> ParseBoundedInt(std::string_view text, int64_t min, int64_t max) {
-  if (text.empty()) return std::nullopt;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-  }
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  if (value < min || value > max) return std::nullopt;
-  return value;
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::optional<std::vector<Duration>> ParseSchedule(std::string_view text) {

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+
 namespace webhookd::client {
 namespace {
 
@@ -12,17 +14,11 @@ std::string Dump(const Json& json) {
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string_view TrimSpace(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 }  // namespace
 
 std::string ResultLine(const PublishResult& result, std::optional<int> line) {
   if (result.outcome == PublishResult::Outcome::kAccepted) {
-    const std::string_view body = TrimSpace(result.body);
+    const std::string_view body = Trim(result.body, " \t\r\n");
     if (Json::accept(body)) {
       if (body.find('\n') == std::string_view::npos) return std::string(body);
       return Dump(Json::parse(body));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/duration.h"
+#include "base/strings.h"
 #include "client/batch_line.h"
 #include "client/http_transport.h"
 #include "client/publisher.h"
@@ -162,13 +163,6 @@ std::expected<SendOptions, UsageError> ParseOptions(const std::vector<std::strin
   return options;
 }
 
-std::string_view TrimSpace(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const size_t last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
-
 bool IsJsonObject(std::string_view text) {
   return text.starts_with('{') && nlohmann::json::accept(text);
 }
@@ -209,7 +203,7 @@ std::expected<Event, UsageError> SingleEvent(const std::map<std::string, std::st
     if (!text) return std::unexpected(UsageError{"stdin: cannot read the payload"});
   }
   // Whitespace around the object is not part of the payload's value.
-  const std::string_view payload = TrimSpace(*text);
+  const std::string_view payload = Trim(*text, " \t\r\n");
   if (!IsJsonObject(payload))
     return std::unexpected(UsageError{source + ": expected the payload, a JSON object"});
   event.payload = std::string(payload);
@@ -264,7 +258,7 @@ class LineReader {
     std::string text;
     while (std::getline(in_, text)) {
       ++line_;
-      if (TrimSpace(text).empty()) continue;
+      if (Trim(text, " \t\r\n").empty()) continue;
       return Item{index_++, line_, std::move(text)};
     }
     return std::nullopt;

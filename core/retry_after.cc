@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "base/strings.h"
+
 namespace webhookd {
 namespace {
 
@@ -17,17 +19,6 @@ constexpr std::array<std::string_view, 7> kShortDays = {"Mon", "Tue", "Wed", "Th
                                                         "Fri", "Sat", "Sun"};
 constexpr std::array<std::string_view, 7> kLongDays = {
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // A cursor over the header value; every reader consumes only on success.
 class Reader {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/strings.h"
+
 namespace webhookd {
 namespace {
 
@@ -14,13 +16,6 @@ bool IsTypeChar(char c) {
 bool IsTokenChar(char c) {
   static constexpr std::string_view kExtra = "!#$%&'*+-.^_`|~";
   return std::isalnum(static_cast<unsigned char>(c)) || kExtra.find(c) != std::string_view::npos;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 }  // namespace

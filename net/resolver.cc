@@ -10,14 +10,10 @@
 #include <cstring>
 #include <memory>
 
+#include "base/strings.h"
+
 namespace webhookd {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsLocalhostName(std::string_view host) {
   std::string name = Lower(host);

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <optional>
 
+#include "base/strings.h"
+
 namespace webhookd {
 namespace {
 
@@ -12,21 +14,10 @@ bool IsHostChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
 }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::optional<int> ParsePort(std::string_view text) {
-  if (text.empty() || text.size() > 5) return std::nullopt;
-  int port = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    port = port * 10 + (c - '0');
-  }
-  if (port < 1 || port > 65535) return std::nullopt;
-  return port;
+  const auto port = ParseBoundedInt(text, 1, 65535);
+  if (!port) return std::nullopt;
+  return static_cast<int>(*port);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <future>
 
 #include "base/log.h"
+#include "base/strings.h"
 #include "net/url.h"
 
 namespace webhookd {
@@ -29,15 +30,6 @@ bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
     if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
   }
   return true;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
 }
 
 std::optional<IpAddress> FromSockaddr(const sockaddr* sa) {
@@ -89,7 +81,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   // A new status line (after an interim 1xx answer) starts the headers afresh.
   if (StartsWithNoCase(line, "http/")) t->result.retry_after.reset();
   if (StartsWithNoCase(line, "retry-after:")) {
-    t->result.retry_after = std::string(Trim(line.substr(12)));
+    t->result.retry_after = std::string(Trim(line.substr(12), " \t\r\n"));
   }
   return size * count;
 }

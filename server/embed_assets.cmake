@@ -1,6 +1,7 @@
 # Writes OUTPUT: a C++ file holding every file under ASSETS_DIR (the console's
 # server/ui/), each as {path relative to ASSETS_DIR, content type, bytes}, in name
 # order. The bytes are written as hex so that any file, text or binary, embeds as is.
+include("${WEBHOOKD_CMAKE_DIR}/embed_write.cmake")
 file(GLOB_RECURSE files RELATIVE "${ASSETS_DIR}" "${ASSETS_DIR}/*")
 list(SORT files)
 
@@ -52,7 +53,7 @@ foreach(name IN LISTS files)
   math(EXPR index "${index} + 1")
 endforeach()
 
-file(WRITE "${OUTPUT}.tmp"
+webhookd_write_generated(
 "// Generated from server/ui/ by server/embed_assets.cmake; do not edit.
 #include \"server/ui_assets.h\"
 
@@ -69,4 +70,3 @@ std::span<const Asset> UiAssets() { return kAssets; }
 
 }  // namespace webhookd
 ")
-file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

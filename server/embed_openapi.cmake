@@ -1,6 +1,7 @@
 # Writes OUTPUT: a C++ file whose OpenApiJson() returns the bytes of INPUT.
+include("${WEBHOOKD_CMAKE_DIR}/embed_write.cmake")
 file(READ "${INPUT}" json)
-file(WRITE "${OUTPUT}.tmp"
+webhookd_write_generated(
 "// Generated from docs/openapi.json by embed_openapi.cmake; do not edit.
 #include \"server/openapi.h\"
 
@@ -13,4 +14,3 @@ std::string_view OpenApiJson() {
 
 }  // namespace webhookd
 ")
-file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

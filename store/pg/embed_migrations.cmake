@@ -1,4 +1,5 @@
 # Writes OUTPUT: a C++ file holding every migrations/*.sql, in name order.
+include("${WEBHOOKD_CMAKE_DIR}/embed_write.cmake")
 file(GLOB files "${MIGRATIONS_DIR}/*.sql")
 list(SORT files)
 set(body "")
@@ -7,7 +8,7 @@ foreach(f IN LISTS files)
   file(READ "${f}" sql)
   string(APPEND body "    {\"${version}\", R\"webhookd_sql(${sql})webhookd_sql\"},\n")
 endforeach()
-file(WRITE "${OUTPUT}.tmp"
+webhookd_write_generated(
 "// Generated from migrations/ by embed_migrations.cmake; do not edit.
 #include \"store/pg/migrator.h\"
 
@@ -21,4 +22,3 @@ ${body}  };
 
 }  // namespace webhookd::pg
 ")
-file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

@@ -2,6 +2,7 @@
 # `inline constexpr Query k<Name>{"<name>", "<its text>"}`, and kPrepared lists the ones
 # every connection prepares. sql/scripts/*.sql are run as they are (session set-up, the migrator)
 # (DDL cannot be prepared); they become constants too but are not in kPrepared.
+include("${WEBHOOKD_CMAKE_DIR}/embed_write.cmake")
 function(webhookd_sql_constant file out_var)
   get_filename_component(name "${file}" NAME_WE)
   string(REPLACE "_" ";" parts "${name}")
@@ -33,7 +34,7 @@ foreach(f IN LISTS scripts)
   webhookd_sql_constant("${f}" constant)
   string(APPEND body "${constant}")
 endforeach()
-file(WRITE "${OUTPUT}.tmp"
+webhookd_write_generated(
 "// Generated from store/pg/sql/ by embed_sql.cmake; do not edit.
 #pragma once
 
@@ -47,4 +48,3 @@ ${prepared}};
 
 }  // namespace webhookd::pg::sql
 ")
-file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

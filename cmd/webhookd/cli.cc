@@ -34,31 +34,49 @@ std::optional<Config> LoadOrComplain() {
   return *config;
 }
 
+std::expected<Flags, std::string> ParseFlagList(const std::vector<std::string>& args,
+                                                const FlagSpec& spec) {
+  const auto listed = [](const std::vector<std::string>& list, const std::string& flag) {
+    return std::find(list.begin(), list.end(), flag) != list.end();
+  };
+  Flags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    if (!flag.starts_with("--")) {
+      if (!spec.positional) return std::unexpected("unexpected argument \"" + flag + "\"");
+      flags.positional.push_back(flag);
+      continue;
+    }
+    std::optional<std::string> value;
+    if (const size_t eq = flag.find('='); eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag.resize(eq);
+    }
+    if (listed(spec.switches, flag)) {
+      if (value) return std::unexpected(flag + ": takes no value");
+      value = "true";
+    } else if (!listed(spec.known, flag)) {
+      return std::unexpected(flag + ": unknown flag");
+    } else if (!value) {
+      if (i + 1 == args.size()) return std::unexpected(flag + ": expected a value");
+      value = args[++i];
+    }
+    if (!flags.values.emplace(flag, *value).second) {
+      return std::unexpected(flag + ": given more than once");
+    }
+  }
+  return flags;
+}
+
 std::optional<Flags> ParseFlags(const std::vector<std::string>& args,
                                 const std::vector<std::string>& known,
                                 const std::vector<std::string>& switches) {
-  Flags flags;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!a.starts_with("--")) {
-      flags.positional.push_back(a);
-      continue;
-    }
-    if (std::find(switches.begin(), switches.end(), a) != switches.end()) {
-      flags.values[a] = "true";
-      continue;
-    }
-    if (std::find(known.begin(), known.end(), a) == known.end()) {
-      Usage("unknown flag " + a + "; see --help");
-      return std::nullopt;
-    }
-    if (i + 1 >= args.size()) {
-      Usage(a + ": expected a value");
-      return std::nullopt;
-    }
-    flags.values[a] = args[++i];
+  auto flags = ParseFlagList(args, FlagSpec{known, switches});
+  if (!flags) {
+    Usage(flags.error() + "; see --help");
+    return std::nullopt;
   }
-  return flags;
+  return *flags;
 }
 
 }  // namespace webhookd::cmd

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <expected>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,7 +26,22 @@ struct Flags {
   std::vector<std::string> positional;
 };
 
-// Unknown flags are refused with a line on stderr (nullopt). `switches` take no value.
+// What a command accepts: flags that take a value, switches that take none, and whether
+// bare (positional) arguments are allowed.
+struct FlagSpec {
+  std::vector<std::string> known;
+  std::vector<std::string> switches = {};
+  bool positional = true;
+};
+
+// The one flag parser of every command: "--flag value", "--flag=value" and switches. An
+// unknown flag, a flag without its value, a flag given twice, a switch given a value, or a
+// bare argument where none is allowed is an error whose message starts with the flag (or
+// with `unexpected argument "x"`).
+std::expected<Flags, std::string> ParseFlagList(const std::vector<std::string>& args,
+                                                const FlagSpec& spec);
+
+// ParseFlagList, with an error printed as a usage line on stderr (then nullopt).
 std::optional<Flags> ParseFlags(const std::vector<std::string>& args,
                                 const std::vector<std::string>& known,
                                 const std::vector<std::string>& switches = {});

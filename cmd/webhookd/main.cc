@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "client/send_command.h"
 #include "cmd/webhookd/commands.h"
+#include "cmd/webhookd/send.h"
 
 namespace {
 
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   if (command == "all") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kAll);
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
-  if (command == "send") return webhookd::client::RunSend(args);
+  if (command == "send") return webhookd::cmd::RunSend(args);
   std::fprintf(stderr, "webhookd: unknown command \"%s\"; see webhookd --help\n", command.c_str());
   return 2;
 }

@@ -1,4 +1,4 @@
-#include "client/send_command.h"
+#include "cmd/webhookd/send.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -16,9 +16,24 @@
 #include "client/http_transport.h"
 #include "client/publisher.h"
 #include "client/result_line.h"
+#include "cmd/webhookd/cli.h"
 
-namespace webhookd::client {
+namespace webhookd::cmd {
 namespace {
+
+using client::ApiUrl;
+using client::BadLineResultLine;
+using client::Event;
+using client::HttpTransport;
+using client::ParseApiUrl;
+using client::ParseBatchLine;
+using client::Publisher;
+using client::PublishResult;
+using client::RealSleeper;
+using client::ResultLine;
+using client::RetryBudget;
+using client::RetryOptions;
+using client::RetrySchedule;
 
 constexpr const char* kHelp = R"(Usage:
   webhookd send --type T [--tenant T] [--destination ID] [--idempotency-key K]
@@ -82,11 +97,6 @@ const std::vector<std::string> kSingleFlags = {
 const std::vector<std::string> kOtherFlags = {"--batch", "--concurrency", "--max-attempts",
                                               "--max-wait"};
 
-bool IsKnown(const std::string& flag) {
-  return std::find(kSingleFlags.begin(), kSingleFlags.end(), flag) != kSingleFlags.end() ||
-         std::find(kOtherFlags.begin(), kOtherFlags.end(), flag) != kOtherFlags.end();
-}
-
 std::optional<int> ParseCount(const std::string& text, int max) {
   if (text.empty() || text.size() > 9) return std::nullopt;
   int n = 0;
@@ -99,24 +109,11 @@ std::optional<int> ParseCount(const std::string& text, int max) {
 }
 
 std::expected<SendOptions, UsageError> ParseOptions(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> values;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> value;
-    if (const size_t eq = flag.find('='); flag.starts_with("--") && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag.resize(eq);
-    }
-    if (!flag.starts_with("--"))
-      return std::unexpected(UsageError{"unexpected argument \"" + flag + "\""});
-    if (!IsKnown(flag)) return std::unexpected(UsageError{flag + ": unknown flag"});
-    if (!value) {
-      if (i + 1 == args.size()) return std::unexpected(UsageError{flag + ": expected a value"});
-      value = args[++i];
-    }
-    if (!values.emplace(flag, *value).second)
-      return std::unexpected(UsageError{flag + ": given more than once"});
-  }
+  std::vector<std::string> known = kSingleFlags;
+  known.insert(known.end(), kOtherFlags.begin(), kOtherFlags.end());
+  auto flags = ParseFlagList(args, FlagSpec{known, {}, /*positional=*/false});
+  if (!flags) return std::unexpected(UsageError{flags.error()});
+  const std::map<std::string, std::string>& values = flags->values;
 
   SendOptions options;
   for (const auto& [flag, value] : values) {
@@ -399,4 +396,4 @@ int RunSend(const std::vector<std::string>& args) {
   return RunSend(args, env, std::cin, std::cout, std::cerr);
 }
 
-}  // namespace webhookd::client
+}  // namespace webhookd::cmd

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace webhookd::client {
+namespace webhookd::cmd {
 
 // `webhookd send ARGS`: publishes one event, or a file of them, and returns the exit
 // status (0 all accepted, 1 some refused, 3 some gave up, 2 bad usage). Reads
@@ -17,4 +17,4 @@ int RunSend(const std::vector<std::string>& args);
 int RunSend(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
             std::istream& in, std::ostream& out, std::ostream& err);
 
-}  // namespace webhookd::client
+}  // namespace webhookd::cmd

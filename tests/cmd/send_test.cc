@@ -1,6 +1,6 @@
 // `webhookd send` in process: flags, environment and payload sources. Publishing against
 // an API is covered by send_e2e_test.
-#include "client/send_command.h"
+#include "cmd/webhookd/send.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "tests/testing/process.h"
 
-namespace webhookd::client {
+namespace webhookd::cmd {
 namespace {
 
 constexpr const char* kKey = "whk_test_never_printed_0123456789";
@@ -100,4 +100,4 @@ TEST(SendCommandTest, AnUnreachableApiGivesUpWithExitThree) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::cmd

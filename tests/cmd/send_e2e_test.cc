@@ -17,7 +17,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::client {
+namespace webhookd::cmd {
 namespace {
 
 using nlohmann::json;
@@ -359,4 +359,4 @@ TEST(SendE2eTest, TenantsReachTheirOwnDestinations) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::cmd

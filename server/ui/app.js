@@ -7,6 +7,8 @@ import {
 import { button, dropStaleToast, errorBox, h, loading, replace } from './dom.js';
 import * as deadLetters from './views/dead_letters.js';
 import * as delivery from './views/delivery.js';
+import * as destination from './views/destination.js';
+import * as destinationForm from './views/destination_form.js';
 import * as destinations from './views/destinations.js';
 import * as events from './views/events.js';
 import * as overview from './views/overview.js';
@@ -30,9 +32,9 @@ const NAV = [
 const ROUTES = [
   ['/overview', overview.render, 'Overview', ['admin']],
   ['/destinations', destinations.renderList, 'Destinations'],
-  ['/destinations/new', destinations.renderForm, 'New destination'],
-  ['/destinations/:id', destinations.renderDetail, 'Destination'],
-  ['/destinations/:id/edit', destinations.renderForm, 'Edit destination'],
+  ['/destinations/new', destinationForm.renderForm, 'New destination'],
+  ['/destinations/:id', destination.renderDetail, 'Destination'],
+  ['/destinations/:id/edit', destinationForm.renderForm, 'Edit destination'],
   ['/events', events.renderList, 'Events'],
   ['/events/:id', events.renderDetail, 'Event'],
   ['/deliveries/:id', delivery.render, 'Delivery'],

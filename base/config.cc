@@ -6,7 +6,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
+#include <utility>
 
 #include "base/duration.h"
 #include "base/strings.h"
@@ -160,106 +162,217 @@ Result<LogLevel> ParseLogLevel(std::string_view text) {
   return Fail(ErrorKind::kInvalid, "expected debug, info, warn or error, got " + Quote(text));
 }
 
+namespace {
+
+// What a setting's value parses to; false: not a value of that setting.
+using Apply = std::function<bool(std::string_view value, Config& config)>;
+
+Apply Integer(int64_t min, int64_t max, std::function<void(Config&, int64_t)> set) {
+  return [min, max, set = std::move(set)](std::string_view v, Config& c) {
+    const std::optional<int64_t> n = ParseBoundedInt(v, min, max);
+    if (n) set(c, *n);
+    return n.has_value();
+  };
+}
+
+// A duration in (0, max]; with `zero_ok`, "0" too.
+Apply Span(Duration Config::*field, bool zero_ok, Duration max = Duration::max()) {
+  return [=](std::string_view v, Config& c) {
+    const Result<Duration> d =
+        zero_ok && v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(v);
+    if (!d || *d < Duration::zero() || (*d == Duration::zero() && !zero_ok) || *d > max) {
+      return false;
+    }
+    c.*field = *d;
+    return true;
+  };
+}
+
+Apply Boolean(bool Config::*field) {
+  return [=](std::string_view v, Config& c) {
+    const std::string b = Lower(v);
+    if (b != "true" && b != "1" && b != "false" && b != "0") return false;
+    c.*field = b == "true" || b == "1";
+    return true;
+  };
+}
+
+Apply Address(std::function<void(Config&, std::optional<ListenAddress>)> set, bool empty_off) {
+  return [set = std::move(set), empty_off](std::string_view v, Config& c) {
+    if (v.empty() && empty_off) {
+      set(c, std::nullopt);
+      return true;
+    }
+    Result<ListenAddress> a = ParseListenAddress(v);
+    if (a) set(c, *a);
+    return a.has_value();
+  };
+}
+
+bool BootstrapKey(std::string_view v, Config& c) {
+  bool ok = v.size() >= 16 && v.size() <= 256;
+  for (char ch : v) ok = ok && ch > 0x20 && ch < 0x7f;
+  if (ok) c.bootstrap_admin_key = std::string(v);
+  return ok;
+}
+
+bool Schedule(std::string_view v, Config& c) {
+  std::optional<std::vector<Duration>> schedule = ParseSchedule(v);
+  if (schedule) c.retry_schedule = std::move(*schedule);
+  return schedule.has_value();
+}
+
+bool Jitter(std::string_view v, Config& c) {
+  double jitter = -1;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), jitter);
+  if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(jitter) || jitter < 0 ||
+      jitter >= 1 || std::signbit(jitter)) {
+    return false;
+  }
+  c.retry_jitter = jitter;
+  return true;
+}
+
+bool PublicUrl(std::string_view v, Config& c) {
+  std::optional<std::string> url = ParsePublicUrl(v);
+  if (url) c.public_url = std::move(*url);
+  return url.has_value();
+}
+
+bool Level(std::string_view v, Config& c) {
+  Result<LogLevel> level = ParseLogLevel(v);
+  if (level) c.log_level = *level;
+  return level.has_value();
+}
+
+// One entry per variable, in the order they are checked (the first bad one is reported).
+struct Setting {
+  ConfigVariable doc;
+  // An empty value is a value (not "the default"): DATABASE_URL, WEBHOOKD_WORKER_ADDR.
+  bool empty_is_value = false;
+  // The value never appears in an error.
+  bool secret = false;
+  Apply apply;
+};
+
+const std::vector<Setting>& Settings() {
+  static const std::vector<Setting> settings = {
+      {{"DATABASE_URL", "none (`scripts/run` sets it to its own cluster)",
+        "a libpq connection string or URI"},
+       true,
+       false,
+       [](std::string_view v, Config& c) {
+         c.database_url = std::string(v);
+         return true;
+       }},
+      {{"WEBHOOKD_ADDR", "`127.0.0.1:8080`", "host:port, [v6]:port or :port"},
+       false,
+       false,
+       Address([](Config& c, std::optional<ListenAddress> a) { c.addr = *a; }, false)},
+      {{"WEBHOOKD_WORKER_ADDR", "`127.0.0.1:9090`", "host:port, [v6]:port, :port or empty for off"},
+       true,
+       false,
+       Address([](Config& c, std::optional<ListenAddress> a) { c.worker_addr = std::move(a); },
+               true)},
+      {{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", "unset",
+        "16 to 256 printable ASCII characters without spaces"},
+       false,
+       true,
+       BootstrapKey},
+      {{"WEBHOOKD_RETRY_SCHEDULE", "`30s,2m,10m,1h`",
+        "1 to 20 comma-separated durations above zero like 30s,2m,10m,1h"},
+       false,
+       false,
+       Schedule},
+      {{"WEBHOOKD_RETRY_JITTER", "`0.2`", "a number in [0, 1)"}, false, false, Jitter},
+      {{"WEBHOOKD_WORKER_CONCURRENCY", "`64`", "an integer in 1..4096"},
+       false,
+       false,
+       Integer(1, 4096, [](Config& c, int64_t n) { c.worker_concurrency = static_cast<int>(n); })},
+      {{"WEBHOOKD_DESTINATION_MAX_IN_FLIGHT", "`16`", "an integer in 1..10000"},
+       false,
+       false,
+       Integer(1, 10000,
+               [](Config& c, int64_t n) { c.destination_max_in_flight = static_cast<int>(n); })},
+      {{"WEBHOOKD_CONNECT_TIMEOUT", "`5s`", "a duration above zero like 250ms, 30s, 2m or 1h"},
+       false,
+       false,
+       Span(&Config::connect_timeout, false)},
+      {{"WEBHOOKD_ATTEMPT_TIMEOUT", "`15s`", "a duration above zero like 250ms, 30s, 2m or 1h"},
+       false,
+       false,
+       Span(&Config::attempt_timeout, false)},
+      {{"WEBHOOKD_LEASE", "`60s`", "a duration above zero like 250ms, 30s, 2m or 1h"},
+       false,
+       false,
+       Span(&Config::lease, false)},
+      {{"WEBHOOKD_RETENTION", "`30d`", "0 (keep forever) or a duration like 30d or 12h"},
+       false,
+       false,
+       Span(&Config::retention, true)},
+      {{"WEBHOOKD_SECRET_GRACE", "`24h`", "0 or a duration up to 7d like 24h"},
+       false,
+       false,
+       Span(&Config::secret_grace, true, kMaxSecretGrace)},
+      {{"WEBHOOKD_MAX_PAYLOAD_BYTES", "`262144`", "an integer in 1024..67108864"},
+       false,
+       false,
+       Integer(1024, 67108864,
+               [](Config& c, int64_t n) { c.max_payload_bytes = static_cast<size_t>(n); })},
+      {{"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "`false`", "true, false, 1 or 0"},
+       false,
+       false,
+       Boolean(&Config::allow_private_destinations)},
+      {{"WEBHOOKD_UI", "`true`", "true, false, 1 or 0"}, false, false, Boolean(&Config::serve_ui)},
+      {{"WEBHOOKD_PUBLIC_URL", "`http://` + `WEBHOOKD_ADDR`",
+        "an absolute http:// or https:// URL with a host and no query or fragment, "
+        "like https://webhooks.example.com"},
+       false,
+       false,
+       PublicUrl},
+      {{"WEBHOOKD_CIRCUIT_THRESHOLD", "`10`", "an integer in 1..1000000"},
+       false,
+       false,
+       Integer(1, 1000000,
+               [](Config& c, int64_t n) { c.circuit_threshold = static_cast<int>(n); })},
+      // The cooldown doubles after each failed probe up to an hour: a longer first one
+      // could never double.
+      {{"WEBHOOKD_CIRCUIT_COOLDOWN", "`30s`", "a duration above zero and at most 1h like 30s"},
+       false,
+       false,
+       Span(&Config::circuit_cooldown, false, std::chrono::hours(1))},
+      {{"WEBHOOKD_DISABLE_AFTER", "`5d`", "a duration like 120h, or 0 for never"},
+       false,
+       false,
+       Span(&Config::disable_after, true)},
+      {{"WEBHOOKD_LOG_LEVEL", "`info`", "debug, info, warn or error"}, false, false, Level},
+  };
+  return settings;
+}
+
+}  // namespace
+
+std::vector<ConfigVariable> ConfigVariables() {
+  std::vector<ConfigVariable> out;
+  for (const Setting& s : Settings()) out.push_back(s.doc);
+  return out;
+}
+
 Result<Config> LoadConfig(const EnvLookup& env) {
   Config config;
   config.retry_schedule = {std::chrono::seconds(30), std::chrono::minutes(2),
                            std::chrono::minutes(10), std::chrono::hours(1)};
-
-  // An empty value means the default, except where emptiness means something.
-  const auto get = [&](std::string_view name) -> std::optional<std::string> {
-    std::optional<std::string> value = env(name);
-    if (value && value->empty()) return std::nullopt;
-    return value;
-  };
-
-  if (std::optional<std::string> v = env("DATABASE_URL")) config.database_url = *v;
-
-  if (std::optional<std::string> v = get("WEBHOOKD_ADDR")) {
-    Result<ListenAddress> a = ParseListenAddress(*v);
-    if (!a) return Bad("WEBHOOKD_ADDR", "host:port, [v6]:port or :port", *v);
-    config.addr = *a;
-  }
-
-  if (std::optional<std::string> v = env("WEBHOOKD_WORKER_ADDR")) {
-    if (v->empty()) {
-      config.worker_addr = std::nullopt;
-    } else {
-      Result<ListenAddress> a = ParseListenAddress(*v);
-      if (!a) {
-        return Bad("WEBHOOKD_WORKER_ADDR", "host:port, [v6]:port, :port or empty for off", *v);
-      }
-      config.worker_addr = *a;
+  bool public_url_set = false;
+  for (const Setting& s : Settings()) {
+    std::optional<std::string> v = env(s.doc.name);
+    // An empty value means the default, except where emptiness means something.
+    if (!v || (v->empty() && !s.empty_is_value)) continue;
+    if (!s.apply(*v, config)) {
+      return s.secret ? BadSecret(s.doc.name, s.doc.expected) : Bad(s.doc.name, s.doc.expected, *v);
     }
+    public_url_set = public_url_set || s.doc.name == "WEBHOOKD_PUBLIC_URL";
   }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_BOOTSTRAP_ADMIN_KEY")) {
-    bool ok = v->size() >= 16 && v->size() <= 256;
-    for (char c : *v) ok = ok && c > 0x20 && c < 0x7f;
-    if (!ok) {
-      return BadSecret("WEBHOOKD_BOOTSTRAP_ADMIN_KEY",
-                       "16 to 256 printable ASCII characters without spaces");
-    }
-    config.bootstrap_admin_key = *v;
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_RETRY_SCHEDULE")) {
-    std::optional<std::vector<Duration>> schedule = ParseSchedule(*v);
-    if (!schedule) {
-      return Bad("WEBHOOKD_RETRY_SCHEDULE",
-                 "1 to 20 comma-separated durations above zero like 30s,2m,10m,1h", *v);
-    }
-    config.retry_schedule = std::move(*schedule);
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_RETRY_JITTER")) {
-    double jitter = -1;
-    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), jitter);
-    if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(jitter) || jitter < 0 ||
-        jitter >= 1 || std::signbit(jitter)) {
-      return Bad("WEBHOOKD_RETRY_JITTER", "a number in [0, 1)", *v);
-    }
-    config.retry_jitter = jitter;
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_WORKER_CONCURRENCY")) {
-    std::optional<int64_t> n = ParseBoundedInt(*v, 1, 4096);
-    if (!n) return Bad("WEBHOOKD_WORKER_CONCURRENCY", "an integer in 1..4096", *v);
-    config.worker_concurrency = static_cast<int>(*n);
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_DESTINATION_MAX_IN_FLIGHT")) {
-    std::optional<int64_t> n = ParseBoundedInt(*v, 1, 10000);
-    if (!n) return Bad("WEBHOOKD_DESTINATION_MAX_IN_FLIGHT", "an integer in 1..10000", *v);
-    config.destination_max_in_flight = static_cast<int>(*n);
-  }
-
-  const auto duration = [&](std::string_view name, Duration& out) -> Result<void> {
-    if (std::optional<std::string> v = get(name)) {
-      Result<Duration> d = ParseDuration(*v);
-      if (!d || *d <= Duration::zero()) {
-        return Bad(name, "a duration above zero like 250ms, 30s, 2m or 1h", *v);
-      }
-      out = *d;
-    }
-    return {};
-  };
-  WEBHOOKD_RETURN_IF_ERROR(duration("WEBHOOKD_CONNECT_TIMEOUT", config.connect_timeout));
-  WEBHOOKD_RETURN_IF_ERROR(duration("WEBHOOKD_ATTEMPT_TIMEOUT", config.attempt_timeout));
-  WEBHOOKD_RETURN_IF_ERROR(duration("WEBHOOKD_LEASE", config.lease));
-  if (std::optional<std::string> v = get("WEBHOOKD_RETENTION")) {
-    Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
-    if (!d || *d < Duration::zero()) {
-      return Bad("WEBHOOKD_RETENTION", "0 (keep forever) or a duration like 30d or 12h", *v);
-    }
-    config.retention = *d;
-  }
-  if (std::optional<std::string> v = get("WEBHOOKD_SECRET_GRACE")) {
-    Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
-    if (!d || *d < Duration::zero() || *d > kMaxSecretGrace) {
-      return Bad("WEBHOOKD_SECRET_GRACE", "0 or a duration up to 7d like 24h", *v);
-    }
-    config.secret_grace = *d;
-  }
+  if (!public_url_set) config.public_url = DefaultPublicUrl(config.addr);
   if (config.lease <= config.attempt_timeout) {
     // A lease that ends before the attempt can would let a second worker send it too.
     return Fail(ErrorKind::kInvalid,
@@ -268,75 +381,6 @@ Result<Config> LoadConfig(const EnvLookup& env) {
                     FormatDuration(config.attempt_timeout) + "), got " +
                     Quote(FormatDuration(config.lease)));
   }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_MAX_PAYLOAD_BYTES")) {
-    std::optional<int64_t> n = ParseBoundedInt(*v, 1024, 67108864);
-    if (!n) return Bad("WEBHOOKD_MAX_PAYLOAD_BYTES", "an integer in 1024..67108864", *v);
-    config.max_payload_bytes = static_cast<size_t>(*n);
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS")) {
-    const std::string b = Lower(*v);
-    if (b == "true" || b == "1") {
-      config.allow_private_destinations = true;
-    } else if (b == "false" || b == "0") {
-      config.allow_private_destinations = false;
-    } else {
-      return Bad("WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true, false, 1 or 0", *v);
-    }
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_UI")) {
-    const std::string b = Lower(*v);
-    if (b == "true" || b == "1") {
-      config.serve_ui = true;
-    } else if (b == "false" || b == "0") {
-      config.serve_ui = false;
-    } else {
-      return Bad("WEBHOOKD_UI", "true, false, 1 or 0", *v);
-    }
-  }
-
-  config.public_url = DefaultPublicUrl(config.addr);
-  if (std::optional<std::string> v = get("WEBHOOKD_PUBLIC_URL")) {
-    std::optional<std::string> url = ParsePublicUrl(*v);
-    if (!url) {
-      return Bad("WEBHOOKD_PUBLIC_URL",
-                 "an absolute http:// or https:// URL with a host and no query or fragment, "
-                 "like https://webhooks.example.com",
-                 *v);
-    }
-    config.public_url = std::move(*url);
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_CIRCUIT_THRESHOLD")) {
-    std::optional<int64_t> n = ParseBoundedInt(*v, 1, 1000000);
-    if (!n) return Bad("WEBHOOKD_CIRCUIT_THRESHOLD", "an integer in 1..1000000", *v);
-    config.circuit_threshold = static_cast<int>(*n);
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_CIRCUIT_COOLDOWN")) {
-    // The cooldown doubles after each failed probe up to an hour: a longer first one
-    // could never double.
-    Result<Duration> d = ParseDuration(*v);
-    if (!d || *d <= Duration::zero() || *d > std::chrono::hours(1)) {
-      return Bad("WEBHOOKD_CIRCUIT_COOLDOWN", "a duration above zero and at most 1h like 30s", *v);
-    }
-    config.circuit_cooldown = *d;
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_DISABLE_AFTER")) {
-    Result<Duration> d = *v == "0" ? Result<Duration>(Duration::zero()) : ParseDuration(*v);
-    if (!d) return Bad("WEBHOOKD_DISABLE_AFTER", "a duration like 120h, or 0 for never", *v);
-    config.disable_after = *d;
-  }
-
-  if (std::optional<std::string> v = get("WEBHOOKD_LOG_LEVEL")) {
-    Result<LogLevel> level = ParseLogLevel(*v);
-    if (!level) return Bad("WEBHOOKD_LOG_LEVEL", "debug, info, warn or error", *v);
-    config.log_level = *level;
-  }
-
   return config;
 }
 

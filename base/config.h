@@ -50,6 +50,18 @@ struct Config {
   Duration disable_after = std::chrono::hours(24 * 5);   // zero: never
 };
 
+// One environment variable LoadConfig reads: the table in base/config.cc is the one list
+// of them (docs/configuration.md shows each with this default; config_test holds the two
+// together).
+struct ConfigVariable {
+  std::string_view name;
+  std::string_view default_text;  // as docs/configuration.md's tables write it
+  std::string_view expected;      // what a value must be, as its error says
+};
+
+// Every variable, in the order LoadConfig checks them.
+std::vector<ConfigVariable> ConfigVariables();
+
 // Looks an environment variable up; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 
 namespace webhookd {
 namespace {
@@ -328,6 +330,33 @@ TEST(LogLevelTest, ParsesTheFourLevels) {
   EXPECT_EQ(ParseLogLevel("error").value(), LogLevel::kError);
   EXPECT_FALSE(ParseLogLevel("trace").has_value());
   EXPECT_FALSE(ParseLogLevel("").has_value());
+}
+
+// docs/configuration.md lists every variable LoadConfig reads, with the default the
+// table in base/config.cc gives it: a variable added to one and not the other fails here.
+TEST(ConfigTest, EveryVariableIsDocumentedWithItsDefault) {
+  std::ifstream file(std::string(WEBHOOKD_SOURCE_DIR) + "/docs/configuration.md");
+  ASSERT_TRUE(file) << "docs/configuration.md not found";
+  std::stringstream text;
+  text << file.rdbuf();
+  std::map<std::string, std::string> documented;  // name -> its default column
+  std::string line;
+  while (std::getline(text, line)) {
+    if (!line.starts_with("| `")) continue;
+    const size_t name_end = line.find('`', 3);
+    const size_t col = line.find(" | ", name_end);
+    const size_t col_end = line.find(" | ", col + 3);
+    if (name_end == std::string::npos || col == std::string::npos || col_end == std::string::npos)
+      continue;
+    documented[line.substr(3, name_end - 3)] = line.substr(col + 3, col_end - col - 3);
+  }
+  const std::vector<ConfigVariable> variables = ConfigVariables();
+  EXPECT_EQ(variables.size(), 21u);
+  for (const ConfigVariable& v : variables) {
+    auto it = documented.find(std::string(v.name));
+    ASSERT_NE(it, documented.end()) << v.name << " is not in docs/configuration.md";
+    EXPECT_EQ(it->second, v.default_text) << v.name;
+  }
 }
 
 }  // namespace

@@ -197,16 +197,21 @@ Apply Boolean(bool Config::*field) {
   };
 }
 
-Apply Address(std::function<void(Config&, std::optional<ListenAddress>)> set, bool empty_off) {
-  return [set = std::move(set), empty_off](std::string_view v, Config& c) {
-    if (v.empty() && empty_off) {
-      set(c, std::nullopt);
-      return true;
-    }
-    Result<ListenAddress> a = ParseListenAddress(v);
-    if (a) set(c, *a);
-    return a.has_value();
-  };
+bool Addr(std::string_view v, Config& c) {
+  Result<ListenAddress> a = ParseListenAddress(v);
+  if (a) c.addr = std::move(*a);
+  return a.has_value();
+}
+
+// Empty turns the worker's listener off.
+bool WorkerAddr(std::string_view v, Config& c) {
+  if (v.empty()) {
+    c.worker_addr = std::nullopt;
+    return true;
+  }
+  Result<ListenAddress> a = ParseListenAddress(v);
+  if (a) c.worker_addr = std::move(*a);
+  return a.has_value();
 }
 
 bool BootstrapKey(std::string_view v, Config& c) {
@@ -265,15 +270,11 @@ const std::vector<Setting>& Settings() {
          c.database_url = std::string(v);
          return true;
        }},
-      {{"WEBHOOKD_ADDR", "`127.0.0.1:8080`", "host:port, [v6]:port or :port"},
-       false,
-       false,
-       Address([](Config& c, std::optional<ListenAddress> a) { c.addr = *a; }, false)},
+      {{"WEBHOOKD_ADDR", "`127.0.0.1:8080`", "host:port, [v6]:port or :port"}, false, false, Addr},
       {{"WEBHOOKD_WORKER_ADDR", "`127.0.0.1:9090`", "host:port, [v6]:port, :port or empty for off"},
        true,
        false,
-       Address([](Config& c, std::optional<ListenAddress> a) { c.worker_addr = std::move(a); },
-               true)},
+       WorkerAddr},
       {{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", "unset",
         "16 to 256 printable ASCII characters without spaces"},
        false,

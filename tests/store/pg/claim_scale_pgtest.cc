@@ -83,7 +83,7 @@ TEST_F(ClaimScalePgTest, AClaimBesideAHundredThousandIdleDestinationsReadsOnlyWh
   ASSERT_TRUE(next_due) << next_due.error().message;
   ASSERT_TRUE(next_due->has_value());
   const int64_t next_due_cost = Cost("SELECT extract(epoch FROM at)::bigint FROM (" +
-                                       std::string(pg::sql::kNextDueAt.sql) + ") n(at)");
+                                     std::string(pg::sql::kNextDueAt.sql) + ") n(at)");
   EXPECT_LT(next_due_cost, 2000) << "the next due time read " << next_due_cost << " buffers";
 }
 

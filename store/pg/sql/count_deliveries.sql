@@ -1,7 +1,6 @@
--- Both partial indexes together cover exactly the unfinished rows.
-SELECT count(*) FILTER (WHERE status = 'pending'),
-       count(*) FILTER (WHERE status = 'in_flight'),
-       count(*) FILTER (WHERE created_at < now() - interval '24 hours'),
+-- The delivery gauges from their counters (migrations/0013), not from the deliveries; the
+-- open circuits through their partial index.
+SELECT g.pending, g.in_flight, g.unfinished_over_24h,
        (SELECT count(*) FROM destinations
          WHERE circuit <> 'closed' AND enabled AND deleted_at IS NULL)
-  FROM deliveries WHERE status IN ('pending', 'in_flight')
+  FROM delivery_gauges() g

@@ -11,10 +11,7 @@ dl AS (
   SELECT count(*) AS n FROM dead_letters
    WHERE dead_lettered_at >= now() - $1::bigint * interval '1 microsecond'),
 g AS (
-  SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
-         count(*) FILTER (WHERE status = 'in_flight') AS in_flight,
-         count(*) FILTER (WHERE created_at < now() - interval '24 hours') AS old
-    FROM deliveries WHERE status IN ('pending', 'in_flight'))
+  SELECT pending, in_flight, unfinished_over_24h AS old FROM delivery_gauges())
 SELECT a.attempts, a.retryable, a.successes, a.avg_success, a.second, a.second_ok, dl.n,
        g.pending, g.in_flight, g.old
   FROM a, dl, g

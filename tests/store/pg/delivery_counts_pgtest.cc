@@ -101,11 +101,13 @@ TEST_F(DeliveryCountsPgTest, TheFoldKeepsOneRowPerMinuteThatStillCounts) {
   ASSERT_GT(std::stoll(db_.Scalar("SELECT count(*) FROM delivery_counts")), 2);
   ASSERT_TRUE(store_.CountDeliveries());
   // Everything here was created within a minute or two: one row a minute at most.
-  EXPECT_LE(std::stoll(db_.Scalar("SELECT count(*) FROM delivery_counts")), 2);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_counts"), "0");
+  EXPECT_LE(std::stoll(db_.Scalar("SELECT count(*) FROM delivery_counts_by_minute")), 2);
   db_.Exec("DELETE FROM deliveries WHERE status = 'pending'");
   db_.Exec("UPDATE deliveries SET status = 'cancelled', lease_until = NULL, claim_token = NULL");
   ASSERT_TRUE(store_.CountDeliveries());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_counts"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_counts_by_minute"), "0");
 }
 
 }  // namespace

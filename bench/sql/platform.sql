@@ -1,0 +1,87 @@
+-- A platform-size database, written straight into a migrated one (no HTTP, no worker):
+-- what a company with many customers has after a month. Shared by scripts/bench (the
+-- periodic queries' figures) and the pg tests (at a smaller size).
+--
+--   destinations  :destinations destinations of :destinations / 10 tenants ("tenant-0"…),
+--                 ten each, at an address nothing listens on; every 1,000th one has an
+--                 open circuit
+--   events        :events events of type order.created, spread evenly over the last 30
+--                 days (oldest first), each of one tenant in turn
+--   deliveries    :fanout per event (at most 10), to that many of its tenant's
+--                 destinations; the newest :pending are pending (tried once, the retry
+--                 due within the hour, none due now); of the others every 1,000th is
+--                 cancelled, every other 100th dead-lettered (with its dead letter), the
+--                 rest succeeded
+--   attempts      one for each of the newest :attempts deliveries (but the cancelled),
+--                 started a second after its event
+--
+-- Older deliveries have no attempts: the periodic queries read attempts by time only, so
+-- the month's older attempts would change no figure measured here, only the load time.
+-- Variables: destinations (a multiple of 10), events, fanout, pending, attempts.
+\set tenants (:destinations / 10)
+\set deliveries (:events * :fanout)
+
+INSERT INTO destinations (url, secret, event_types, tenant_id, circuit, next_probe_at,
+                          cooldown_us, failing_since, consecutive_failures)
+  SELECT 'http://127.0.0.1:9/p' || g, 'whsec_cGxhdGZvcm0tc2l6ZS1kYXRhYmFzZS1zZWNyZXQ=',
+         ARRAY['order.*'], 'tenant-' || (g - 1) / 10,
+         CASE WHEN g % 1000 = 0 THEN 'open' ELSE 'closed' END,
+         CASE WHEN g % 1000 = 0 THEN now() + interval '1 hour' END,
+         CASE WHEN g % 1000 = 0 THEN 3600000000 END,
+         CASE WHEN g % 1000 = 0 THEN now() - interval '1 hour' END,
+         CASE WHEN g % 1000 = 0 THEN 20 ELSE 0 END
+    FROM generate_series(1, :destinations) g;
+
+INSERT INTO events (type, payload, tenant_id, created_at)
+  SELECT 'order.created',
+         '{"id":' || g || ',"total":"9.99","currency":"EUR","customer":"cus_' || g % 977 || '"}',
+         'tenant-' || g % :tenants,
+         now() - interval '30 days' * (1 - g::float8 / :events)
+    FROM generate_series(1, :events) g;
+
+-- Delivery n (1 = oldest) is event g = (n - 1) / fanout + 1's k-th, k = (n - 1) % fanout,
+-- to destination k of g's tenant; ids are dense from the first (a fresh database).
+WITH first AS (SELECT min(id) AS dst, (SELECT min(id) FROM events) AS evt FROM destinations),
+rows AS (
+  SELECT n, f.evt + (n - 1) / :fanout AS event_id,
+         f.dst + (((n - 1) / :fanout + 1) % :tenants) * 10 + (n - 1) % :fanout AS destination_id,
+         CASE WHEN n > :deliveries - :pending THEN 'pending'
+              WHEN n % 1000 = 0 THEN 'cancelled'
+              WHEN n % 100 = 0 THEN 'dead_lettered'
+              ELSE 'succeeded' END AS status
+    FROM first f, generate_series(1, :deliveries) n)
+INSERT INTO deliveries (event_id, destination_id, tenant_id, status, attempt_count,
+                        cycle_attempts, next_attempt_at, last_attempt_at, last_status_code,
+                        created_at, updated_at)
+  SELECT r.event_id, r.destination_id, e.tenant_id, r.status,
+         CASE r.status WHEN 'pending' THEN 1 WHEN 'cancelled' THEN 0
+                       WHEN 'dead_lettered' THEN 5 ELSE 1 END,
+         CASE r.status WHEN 'pending' THEN 1 WHEN 'cancelled' THEN 0
+                       WHEN 'dead_lettered' THEN 5 ELSE 1 END,
+         CASE WHEN r.status = 'pending'
+              THEN now() + interval '1 second' + interval '1 hour' * ((r.n::bigint * 7919) % 3600) / 3600 END,
+         CASE WHEN r.status <> 'cancelled' THEN e.created_at + interval '1 second' END,
+         CASE r.status WHEN 'pending' THEN 503 WHEN 'cancelled' THEN NULL
+                       WHEN 'dead_lettered' THEN 500 ELSE 200 END,
+         e.created_at, e.created_at + interval '1 second'
+    FROM rows r JOIN events e ON e.id = r.event_id
+   ORDER BY r.n;
+
+INSERT INTO dead_letters (delivery_id, event_id, destination_id, tenant_id, reason,
+                          attempt_count, last_status_code, last_error, dead_lettered_at)
+  SELECT d.id, d.event_id, d.destination_id, d.tenant_id, 'exhausted', 5, 500,
+         'HTTP 500', d.updated_at
+    FROM deliveries d WHERE d.status = 'dead_lettered' ORDER BY d.id;
+
+INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
+                      outcome)
+  SELECT d.id, 1, d.last_attempt_at, 40, d.last_status_code,
+         CASE d.status WHEN 'succeeded' THEN 'success' WHEN 'pending' THEN 'retryable'
+                       ELSE 'permanent' END
+    FROM deliveries d
+   WHERE d.id > :deliveries - :attempts AND d.status <> 'cancelled'
+   ORDER BY d.id;
+
+-- Vacuumed and analyzed, as autovacuum leaves tables soon after a bulk load.
+VACUUM ANALYZE destinations, events, deliveries, dead_letters, attempts;
+CHECKPOINT;

@@ -133,17 +133,23 @@ Metrics::Metrics()
   for (auto& r : routes_) r = nullptr;
 }
 
+Metrics::~Metrics() {
+  for (auto& r : routes_) delete r.load(std::memory_order_acquire);
+}
+
 int Metrics::RouteIndex(std::string_view route) {
-  // `route` is always a string literal (a route pattern), so its pointer outlives us and
-  // is NUL-terminated.
   for (int i = 0; i < kMaxRoutes; ++i) {
-    const char* known = routes_[i].load(std::memory_order_acquire);
+    const std::string* known = routes_[i].load(std::memory_order_acquire);
     if (known == nullptr) {
-      const char* expected = nullptr;
-      if (routes_[i].compare_exchange_strong(expected, route.data())) return i;
+      auto owned = std::make_unique<std::string>(route);
+      const std::string* expected = nullptr;
+      if (routes_[i].compare_exchange_strong(expected, owned.get(), std::memory_order_acq_rel)) {
+        static_cast<void>(owned.release());  // routes_[i] owns it now
+        return i;
+      }
       known = expected;
     }
-    if (std::string_view(known) == route) return i;
+    if (*known == route) return i;
   }
   return kMaxRoutes - 1;  // more routes than expected: lump the rest together
 }
@@ -205,13 +211,13 @@ std::string Metrics::Render(const Gauges& gauges) const {
   w.Header("webhookd_http_requests_total", "counter",
            "HTTP requests answered, by route and status.");
   for (int r = 0; r < kMaxRoutes; ++r) {
-    const char* route = routes_[r].load(std::memory_order_acquire);
+    const std::string* route = routes_[r].load(std::memory_order_acquire);
     if (route == nullptr) break;
     for (int c = 0; c < kCodes; ++c) {
       const uint64_t n = requests_[r * kCodes + c].load(std::memory_order_relaxed);
       if (n == 0) continue;
       const std::string code = std::to_string(c + 100);
-      w.Sample("webhookd_http_requests_total", {{"route", route}, {"code", code}}, n);
+      w.Sample("webhookd_http_requests_total", {{"route", *route}, {"code", code}}, n);
     }
   }
   return w.text();

@@ -63,6 +63,9 @@ class ExpositionWriter {
 class Metrics {
  public:
   Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
 
   Counter events_ingested;
   Counter deliveries_created;
@@ -79,7 +82,8 @@ class Metrics {
   Histogram attempt_duration;
   Histogram delivery_latency;
 
-  // Counts an answered HTTP request; `route` is a route pattern (a small fixed set).
+  // Counts an answered HTTP request; `route` is a route pattern (a small fixed set). The
+  // name is copied the first time it is seen, so it may live in the request's memory.
   void CountRequest(std::string_view route, int status);
 
   struct Gauges {
@@ -92,9 +96,10 @@ class Metrics {
 
  private:
   // Routes are few and codes are 100..599: a fixed table of atomics, no lock per request.
+  // Each name is a copy this object owns: once published it never changes or moves.
   static constexpr int kMaxRoutes = 32;
   int RouteIndex(std::string_view route);
-  std::array<std::atomic<const char*>, kMaxRoutes> routes_{};
+  std::array<std::atomic<const std::string*>, kMaxRoutes> routes_{};
   std::unique_ptr<std::atomic<uint64_t>[]> requests_;  // kMaxRoutes x 500
 };
 

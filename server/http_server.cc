@@ -253,9 +253,13 @@ void HttpServer::Observe(std::string_view route, int status) {
 
 bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response& res) {
   const std::string& path = req.path;
+  // The route's name for the metrics: a literal, never the request's own memory.
+  std::string_view route;
   if (path == "/healthz") {
+    route = "/healthz";
     Write(res, Reply{200, R"({"status":"ok"})", "application/json", {}});
   } else if (path == "/readyz") {
+    route = "/readyz";
     auto ready = operations_.Ready();
     const bool ok = ready && *ready;
     if (!ready) Log(LogLevel::kWarn, "not ready", {{"error", ready.error().message}});
@@ -263,6 +267,7 @@ bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response&
                   : ProblemReply(
                         503, ready ? "migrations are not applied" : "the database is unavailable"));
   } else if (path == "/openapi.json" && api_ != nullptr) {
+    route = "/openapi.json";
     if (req.method != "GET" && req.method != "HEAD") {
       Reply reply = ProblemReply(405, req.method + " is not allowed here; use GET");
       reply.headers.emplace_back("Allow", "GET");
@@ -272,6 +277,7 @@ bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response&
       res.set_content(spec.data(), spec.size(), "application/json");
     }
   } else if (path == "/metrics" && metrics_) {
+    route = "/metrics";
     if (req.method != "GET" && req.method != "HEAD") {
       Write(res, ProblemReply(405, "use GET"));
     } else {
@@ -280,7 +286,7 @@ bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response&
   } else {
     return false;
   }
-  Observe(path, res.status);
+  Observe(route, res.status);
   return true;
 }
 

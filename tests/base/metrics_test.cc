@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -75,6 +76,24 @@ TEST(MetricsTest, EveryContractSeriesIsExportedAndEverySampleLineIsWellFormed) {
   for (const auto& line : Lines(text)) {
     EXPECT_TRUE(std::regex_match(line, sample) || std::regex_match(line, meta)) << line;
   }
+}
+
+// A route name may come from a request's own memory: it is copied, so the label survives
+// the request (it was kept as a pointer into freed memory: ASan's heap-use-after-free).
+TEST(MetricsTest, RouteNamesOutliveTheMemoryTheyCameFrom) {
+  Metrics m;
+  for (int i = 0; i < 40; ++i) {
+    auto path = std::make_unique<std::string>("/route/" + std::to_string(i % 3));
+    m.CountRequest(*path, 200);
+    path->assign(path->size(), 'x');  // the request's memory is reused, then freed
+  }
+  const std::string text = m.Render({});
+  for (int r = 0; r < 3; ++r) {
+    const std::string series = "webhookd_http_requests_total{route=\"/route/" + std::to_string(r) +
+                               "\",code=\"200\"} " + (r == 0 ? "14" : "13");
+    EXPECT_NE(text.find(series + "\n"), std::string::npos) << series << "\n" << text;
+  }
+  EXPECT_EQ(text.find("xxx"), std::string::npos);
 }
 
 TEST(MetricsTest, CountersAreSafeUnderConcurrentIncrements) {

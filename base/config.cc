@@ -215,7 +215,7 @@ bool WorkerAddr(std::string_view v, Config& c) {
 }
 
 bool BootstrapKey(std::string_view v, Config& c) {
-  bool ok = v.size() >= 16 && v.size() <= 256;
+  bool ok = v.size() >= 32 && v.size() <= 256;
   for (char ch : v) ok = ok && ch > 0x20 && ch < 0x7f;
   if (ok) c.bootstrap_admin_key = std::string(v);
   return ok;
@@ -276,7 +276,7 @@ const std::vector<Setting>& Settings() {
        false,
        WorkerAddr},
       {{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", "unset",
-        "16 to 256 printable ASCII characters without spaces"},
+        "32 to 256 printable ASCII characters without spaces"},
        false,
        true,
        BootstrapKey},

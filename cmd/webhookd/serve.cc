@@ -9,6 +9,7 @@
 // what retention no longer keeps (server, all).
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -91,6 +92,15 @@ class CachedGauges {
   std::chrono::steady_clock::time_point fetched_{};
 };
 
+// Start-up with a bootstrap key that was revoked: one line naming the variable, exit 1.
+int RefuseRevokedBootstrapKey() {
+  std::fputs(
+      "webhookd: WEBHOOKD_BOOTSTRAP_ADMIN_KEY: this key was revoked and stays revoked; set a "
+      "new value or unset the variable\n",
+      stderr);
+  return 1;
+}
+
 }  // namespace
 
 std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
@@ -136,6 +146,16 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   Store& store = *store_owner;
   CachedGauges gauges(store);
 
+  // The bootstrap key, once before serving when the database answers: a revoked one stays
+  // revoked, and start-up fails rather than serve without the key the operator expects.
+  std::optional<std::string> bootstrap_hash;
+  if (api && config->bootstrap_admin_key) {
+    bootstrap_hash = HashApiKey(*config->bootstrap_admin_key);
+    auto ensured = store.EnsureAdminKey(*bootstrap_hash);
+    if (ensured && !*ensured) return RefuseRevokedBootstrapKey();
+    if (ensured) bootstrap_hash.reset();  // stored; otherwise retried in the background
+  }
+
   std::unique_ptr<Api> rest;
   std::unique_ptr<Authenticator> auth;
   if (api) {
@@ -175,12 +195,19 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
 
   std::thread bootstrap;
   std::atomic<bool> stopping{false};
-  if (api && config->bootstrap_admin_key) {
-    // The database may not be up yet: keep trying in the background.
+  std::atomic<bool> bootstrap_revoked{false};
+  if (bootstrap_hash) {
+    // The database was not up yet: keep trying in the background. A revoked key found
+    // then stops the process as a signal would, and it exits 1.
     bootstrap = std::thread([&] {
-      const std::string hash = HashApiKey(*config->bootstrap_admin_key);
       for (int i = 0; !stopping; ++i) {
-        if (store.EnsureAdminKey(hash)) return;
+        auto ensured = store.EnsureAdminKey(*bootstrap_hash);
+        if (ensured && !*ensured) {
+          bootstrap_revoked = true;
+          kill(getpid(), SIGTERM);
+          return;
+        }
+        if (ensured) return;
         if (i == 0) Log(LogLevel::kWarn, "bootstrap admin key not stored yet; retrying");
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
       }
@@ -243,6 +270,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   signal_thread.join();
   if (purger) purger->Stop();
   Log(LogLevel::kInfo, "webhookd stopped");
+  if (bootstrap_revoked) return RefuseRevokedBootstrapKey();
   return 0;
 }
 

@@ -123,12 +123,12 @@ Result<ApiKeyInfo> PgStore::CreateApiKey(const NewApiKey& key) {
   });
 }
 
-Result<void> PgStore::EnsureAdminKey(const std::string& key_hash) {
-  return Run([&](pqxx::connection& c) -> Result<void> {
+Result<bool> PgStore::EnsureAdminKey(const std::string& key_hash) {
+  return Run([&](pqxx::connection& c) -> Result<bool> {
     pqxx::work tx(c);
-    Exec(tx, sql::kEnsureAdminKey, Params().Add(key_hash));
+    const auto r = Exec(tx, sql::kEnsureAdminKey, Params().Add(key_hash));
     tx.commit();
-    return {};
+    return !r.empty();
   });
 }
 

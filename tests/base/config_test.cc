@@ -51,33 +51,34 @@ TEST(ConfigTest, DefaultsMatchTheContract) {
 }
 
 TEST(ConfigTest, ReadsEveryVariable) {
-  const Config c = LoadConfig(Env({
-                                  {"DATABASE_URL", "postgresql://u:p@db/webhookd"},
-                                  {"WEBHOOKD_ADDR", "[::1]:8443"},
-                                  {"WEBHOOKD_WORKER_ADDR", ":0"},
-                                  {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", "whk_abcdefghijklmnop"},
-                                  {"WEBHOOKD_RETRY_SCHEDULE", "1s , 250ms,2m"},
-                                  {"WEBHOOKD_RETRY_JITTER", "0"},
-                                  {"WEBHOOKD_WORKER_CONCURRENCY", "4096"},
-                                  {"WEBHOOKD_DESTINATION_MAX_IN_FLIGHT", "1"},
-                                  {"WEBHOOKD_CONNECT_TIMEOUT", "500ms"},
-                                  {"WEBHOOKD_ATTEMPT_TIMEOUT", "2s"},
-                                  {"WEBHOOKD_LEASE", "3s"},
-                                  {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1024"},
-                                  {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
-                                  {"WEBHOOKD_LOG_LEVEL", "debug"},
-                                  {"WEBHOOKD_CIRCUIT_THRESHOLD", "3"},
-                                  {"WEBHOOKD_CIRCUIT_COOLDOWN", "1h"},
-                                  {"WEBHOOKD_DISABLE_AFTER", "90s"},
-                              }))
-                       .value();
+  const Config c =
+      LoadConfig(Env({
+                     {"DATABASE_URL", "postgresql://u:p@db/webhookd"},
+                     {"WEBHOOKD_ADDR", "[::1]:8443"},
+                     {"WEBHOOKD_WORKER_ADDR", ":0"},
+                     {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", "whk_abcdefghijklmnopqrstuvwxyz0123"},
+                     {"WEBHOOKD_RETRY_SCHEDULE", "1s , 250ms,2m"},
+                     {"WEBHOOKD_RETRY_JITTER", "0"},
+                     {"WEBHOOKD_WORKER_CONCURRENCY", "4096"},
+                     {"WEBHOOKD_DESTINATION_MAX_IN_FLIGHT", "1"},
+                     {"WEBHOOKD_CONNECT_TIMEOUT", "500ms"},
+                     {"WEBHOOKD_ATTEMPT_TIMEOUT", "2s"},
+                     {"WEBHOOKD_LEASE", "3s"},
+                     {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1024"},
+                     {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
+                     {"WEBHOOKD_LOG_LEVEL", "debug"},
+                     {"WEBHOOKD_CIRCUIT_THRESHOLD", "3"},
+                     {"WEBHOOKD_CIRCUIT_COOLDOWN", "1h"},
+                     {"WEBHOOKD_DISABLE_AFTER", "90s"},
+                 }))
+          .value();
   EXPECT_EQ(c.database_url, "postgresql://u:p@db/webhookd");
   EXPECT_EQ(c.addr.host, "::1");
   EXPECT_EQ(c.addr.port, 8443);
   ASSERT_TRUE(c.worker_addr.has_value());
   EXPECT_EQ(c.worker_addr->host, "0.0.0.0");
   EXPECT_EQ(c.worker_addr->port, 0);
-  EXPECT_EQ(c.bootstrap_admin_key, "whk_abcdefghijklmnop");
+  EXPECT_EQ(c.bootstrap_admin_key, "whk_abcdefghijklmnopqrstuvwxyz0123");
   EXPECT_EQ(c.retry_schedule, (std::vector<Duration>{1s, 250ms, 2min}));
   EXPECT_DOUBLE_EQ(c.retry_jitter, 0.0);
   EXPECT_EQ(c.worker_concurrency, 4096);
@@ -280,16 +281,17 @@ TEST(ConfigTest, ControlCharactersInAnEchoedValueStayOnOneLine) {
 
 TEST(ConfigTest, BootstrapKeyIsCheckedButNeverEchoed) {
   for (const std::string& bad :
-       {std::string("short-secret-15"), std::string("has a space in the key"),
-        std::string("tab\tinside-the-secret-key"), std::string(257, 'k')}) {
+       {std::string("short-secret-15"), std::string(31, 'k'),
+        std::string("has a space in the key, which is long enough"),
+        std::string("tab\tinside-the-secret-key-which-is-long"), std::string(257, 'k')}) {
     const Error e = Refused({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", bad}});
     EXPECT_TRUE(e.message.starts_with("WEBHOOKD_BOOTSTRAP_ADMIN_KEY: expected ")) << e.message;
     EXPECT_EQ(e.message.find(bad.substr(0, 8)), std::string::npos) << e.message;
   }
-  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", std::string(16, 'k')}}))
+  EXPECT_EQ(LoadConfig(Env({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", std::string(32, 'k')}}))
                 .value()
                 .bootstrap_admin_key,
-            std::string(16, 'k'));
+            std::string(32, 'k'));
   EXPECT_TRUE(LoadConfig(Env({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", std::string(256, 'k')}})));
 }
 

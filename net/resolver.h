@@ -23,10 +23,15 @@ class SystemResolver final : public Resolver {
   Result<std::vector<IpAddress>> Resolve(const std::string& host) override;
 };
 
+// What a client is told when the private-address rule refuses a destination, whatever
+// address was at fault: naming it would make the rule an oracle for internal DNS. The
+// detail (VetHost's message) is for the operator's log alone.
+inline constexpr std::string_view kAddressNotAllowed = "destination address not allowed";
+
 // The addresses it is safe to connect to for `host`: the literal itself or everything it
 // resolves to. Unless `allow_private`, any non-public address makes the whole host
-// refused (kForbidden, naming the address), and "localhost" and names under
-// ".localhost" are refused without asking DNS.
+// refused (kForbidden, naming the address: for the log, not for a client), and
+// "localhost" and names under ".localhost" are refused without asking DNS.
 Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver,
                                        bool allow_private);
 

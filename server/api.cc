@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/log.h"
 #include "net/url.h"
 
 namespace webhookd {
@@ -14,8 +15,12 @@ Result<void> Api::CheckDestinationUrl(const std::string& text) {
   auto url = ParseUrl(text);
   if (!url) return Invalid({{"url", url.error().message}});
   auto vetted = VetHost(url->host, resolver_, /*allow_private=*/false);
-  if (!vetted) return Invalid({{"url", vetted.error().message}});
-  return {};
+  if (vetted) return {};
+  if (vetted.error().kind != ErrorKind::kForbidden) {
+    return Invalid({{"url", vetted.error().message}});
+  }
+  Log(LogLevel::kInfo, "destination address refused", {{"reason", vetted.error().message}});
+  return Invalid({{"url", std::string(kAddressNotAllowed)}});
 }
 
 }  // namespace webhookd

@@ -169,8 +169,11 @@ void CurlSender::Vet(Transfer& t) {
   auto addresses = VetHost(t.url.host, resolver_, options_.allow_private);
   if (!addresses) {
     if (addresses.error().kind == ErrorKind::kForbidden) {
+      // Tenant keys read attempt errors: the address stays in the operator's log.
+      Log(LogLevel::kWarn, "delivery refused by the private-address rule",
+          {{"reason", addresses.error().message}});
       t.result.refused = true;
-      t.result.error = "refused: " + addresses.error().message;
+      t.result.error = std::string(kAddressNotAllowed);
     } else {
       t.result.error = "DNS: " + addresses.error().message;
     }
@@ -304,7 +307,9 @@ void CurlSender::Finish(Transfer* raw, int code) {
     r.status_code = static_cast<int>(status);
   } else if (t->wrong_address) {
     r.refused = true;
-    r.error = "refused: the connection went to an address that was not vetted";
+    Log(LogLevel::kWarn, "delivery refused: the connection went to an address that was not vetted",
+        {{"host", t->url.host}});
+    r.error = std::string(kAddressNotAllowed);
   } else if (rc == CURLE_OPERATION_TIMEDOUT) {
     r.timed_out = true;
     r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";

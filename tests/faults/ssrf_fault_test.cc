@@ -143,10 +143,8 @@ TEST(SsrfFaultTest, EverySpellingOfLoopbackIsRefusedAndNeverConnected) {
     EXPECT_STREQ(row[1].c_str(), "permanent_failure");
     EXPECT_EQ(row[2].as<int>(), 1) << "refused at once, never retried";
     EXPECT_EQ(row[4].as<int>(), 1);
-    EXPECT_NE(error.find("refused"), std::string::npos) << error;
-    EXPECT_TRUE(error.find("not a public") != std::string::npos ||
-                error.find("non-public") != std::string::npos)
-        << error;
+    // The same words whatever the address: the error is readable by tenant keys.
+    EXPECT_EQ(error, "destination address not allowed");
   }
   EXPECT_EQ(listeners.accepted(), 3) << "the guard let a connection through to loopback";
 }
@@ -201,8 +199,7 @@ TEST(SsrfFaultTest, DnsRebindingToLoopbackIsRefusedAtDeliveryTime) {
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_TRUE(sent.refused);
   ASSERT_TRUE(sent.error.has_value());
-  EXPECT_NE(Lower(*sent.error).find("refused"), std::string::npos) << *sent.error;
-  EXPECT_NE(sent.error->find("127.0.0.1"), std::string::npos) << *sent.error;
+  EXPECT_EQ(*sent.error, "destination address not allowed");
   EXPECT_FALSE(sent.status_code.has_value());
   EXPECT_EQ(resolver.calls(), 2) << "the sender must resolve afresh and vet what it got";
   std::this_thread::sleep_for(200ms);

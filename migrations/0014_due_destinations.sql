@@ -8,10 +8,12 @@
 --     enabling a destination adds one for it. Hints are only ever inserted by writers, so
 --     no writer waits on another.
 --   * the claim visits the destinations with a hint that is due, applies every rule of
---     0011 to those alone, and replaces their hints by one each: the earliest pending
---     delivery it did not claim. Only the claim deletes hints, under its lock, and never
---     one it cannot see; so a pending delivery is always covered by a hint no later than
---     its due time, and a destination is visited again as soon as it has something due.
+--     0011 to those alone, and replaces their hints by one each: now, for a destination
+--     that may still have something due (no room, or its offer was full), else the
+--     earliest pending delivery it did not claim. Only the claim deletes hints, under its
+--     lock, and never one it cannot see; so a pending delivery is always covered by a hint
+--     no later than its due time, and a destination is visited again as soon as it has
+--     something due.
 -- A hint may be early (its delivery was claimed or cancelled meanwhile): the visit then
 -- finds nothing due and moves the hint to the real time.
 CREATE TABLE webhookd.due_destinations (
@@ -159,21 +161,34 @@ BEGIN
     RETURNING t.id),
   held AS (
     SELECT DISTINCT o.dst FROM offered o WHERE o.turn > o.allowed),
-  -- The visited destinations' hints, as this statement sees them, give way to one each:
-  -- its earliest pending delivery not claimed here (none pending, disabled or deleted: no
-  -- hint; enabling writes one). A hint written by a transaction still open is not seen,
-  -- so it is not deleted: a delivery made pending meanwhile keeps its hint.
+  -- How many rows each open destination's offer found, against what it could take.
+  offer_count AS (
+    SELECT o.dst, count(*) AS n FROM offered o GROUP BY o.dst),
+  -- The visited destinations' hints, as this statement sees them, give way to one each. A
+  -- destination that had no room, or whose offer found all it could take, may have more
+  -- due now: it is visited again at the next claim (due now), which costs no probe. One
+  -- whose due rows ran out gets its earliest pending delivery not claimed here (none
+  -- pending, disabled or deleted: no hint; enabling writes one): the one probe, paid
+  -- when a destination drains, not on every claim of a backlog. A hint written by a
+  -- transaction still open is not seen, so it is not deleted: a delivery made pending
+  -- meanwhile keeps its hint.
   unhinted AS (
     DELETE FROM due_destinations h USING visited v WHERE h.destination_id = v.id),
   rehinted AS (
     INSERT INTO due_destinations (destination_id, due_at)
-      SELECT t.id, n.at FROM visited v JOIN destinations t ON t.id = v.id
-       CROSS JOIN LATERAL (
-         SELECT d.next_attempt_at AS at FROM deliveries d
-          WHERE d.destination_id = t.id AND d.status = 'pending'
-            AND d.id NOT IN (SELECT p.id FROM picked p)
-          ORDER BY d.destination_id, d.next_attempt_at LIMIT 1) n
-       WHERE t.enabled AND t.deleted_at IS NULL)
+      SELECT x.id, x.at FROM (
+        SELECT t.id,
+               CASE WHEN o.id IS NULL OR coalesce(c.n, 0) >= least(o.room, batch, o.allowed + 1)
+                    THEN now()
+                    ELSE (SELECT d.next_attempt_at FROM deliveries d
+                           WHERE d.destination_id = t.id AND d.status = 'pending'
+                             AND d.id NOT IN (SELECT p.id FROM picked p)
+                           ORDER BY d.destination_id, d.next_attempt_at LIMIT 1) END AS at
+          FROM visited v JOIN destinations t ON t.id = v.id
+          LEFT JOIN open o ON o.id = t.id
+          LEFT JOIN offer_count c ON c.dst = t.id
+         WHERE t.enabled AND t.deleted_at IS NULL) x
+       WHERE x.at IS NOT NULL)
   SELECT * FROM claimed
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, h.dst, NULL, NULL, NULL, NULL, NULL, NULL, 'held', NULL

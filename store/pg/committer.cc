@@ -77,7 +77,7 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
       key_hashes.Add(std::string_view(p->event->verify_key_hash));
     }
   }
-  auto lease = pool_.Acquire();
+  auto lease = pool_.Acquire();  // the group pool has no acquire timeout: always a lease
   // The waiter owns `p` and may free it once it sees a result, so the result is set and
   // signalled under its lock and `p` is not touched after.
   auto answer = [](Pending* p, Result<IngestReceipt> result) {
@@ -86,7 +86,7 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
     p->done.notify_one();
   };
   try {
-    pqxx::work tx(lease.conn());
+    pqxx::work tx(lease->conn());
     auto rows = Exec(tx, sql::kInsertEventGroup,
                      Params()
                          .Add(types.Finish())
@@ -140,7 +140,7 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
   } catch (...) {
     bool discard = false;
     const Error error = CurrentError(&discard);
-    if (discard) lease.Discard();
+    if (discard) lease->Discard();
     for (Pending* p : group) answer(p, std::unexpected(error));
   }
 }

@@ -4,8 +4,12 @@
 
 namespace webhookd::pg {
 
-PgPool::PgPool(std::string url, int size, bool generic_plans)
-    : url_(std::move(url)), generic_plans_(generic_plans), conns_(size) {
+PgPool::PgPool(std::string url, int size, bool generic_plans,
+               std::chrono::milliseconds acquire_timeout)
+    : url_(std::move(url)),
+      generic_plans_(generic_plans),
+      acquire_timeout_(acquire_timeout),
+      conns_(size) {
   for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
 }
 
@@ -22,9 +26,14 @@ std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, bool g
   return conn;
 }
 
-PgPool::Lease PgPool::Acquire() {
+std::optional<PgPool::Lease> PgPool::Acquire() {
   std::unique_lock lock(mu_);
-  free_cv_.wait(lock, [&] { return !free_.empty(); });
+  const auto free = [&] { return !free_.empty(); };
+  if (acquire_timeout_ == std::chrono::milliseconds::zero()) {
+    free_cv_.wait(lock, free);
+  } else if (!free_cv_.wait_for(lock, acquire_timeout_, free)) {
+    return std::nullopt;
+  }
   const size_t slot = free_.back();
   free_.pop_back();
   return Lease(*this, slot);

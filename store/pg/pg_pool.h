@@ -1,8 +1,10 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -18,7 +20,10 @@ class PgPool {
   // arguments (plan_cache_mode = force_generic_plan). For the hot batch statements, whose
   // re-planning on every call cost as much as running them; not for the list queries,
   // whose optional filters need a plan made for the arguments given.
-  PgPool(std::string url, int size, bool generic_plans = false);
+  // `acquire_timeout` bounds the wait for a free connection (zero: wait as long as it
+  // takes).
+  PgPool(std::string url, int size, bool generic_plans = false,
+         std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds::zero());
   PgPool(const PgPool&) = delete;
   PgPool& operator=(const PgPool&) = delete;
 
@@ -40,8 +45,8 @@ class PgPool {
     size_t slot_;
   };
 
-  // Blocks until a connection is free.
-  Lease Acquire();
+  // Blocks until a connection is free, at most the pool's acquire timeout: nullopt then.
+  std::optional<Lease> Acquire();
 
   const std::string& url() const { return url_; }
 
@@ -55,6 +60,7 @@ class PgPool {
 
   std::string url_;
   bool generic_plans_;
+  std::chrono::milliseconds acquire_timeout_;
   std::mutex mu_;
   std::condition_variable free_cv_;
   std::vector<std::unique_ptr<pqxx::connection>> conns_;

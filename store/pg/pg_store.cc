@@ -67,7 +67,7 @@ class PgWakeupListener final : public WakeupListener {
 }  // namespace
 
 PgStore::PgStore(const std::string& url, Options options)
-    : pool_(url, options.api_connections),
+    : pool_(url, options.api_connections, /*generic_plans=*/false, options.api_acquire_timeout),
       worker_pool_(url, options.worker_connections, /*generic_plans=*/true),
       committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)
                                         : nullptr) {}
@@ -82,12 +82,15 @@ auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>()))
 template <typename F>
 auto PgStore::RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
   auto lease = pool.Acquire();
+  if (!lease) {
+    return Fail(ErrorKind::kUnavailable, "every database connection is busy; retry shortly");
+  }
   try {
-    return body(lease.conn());
+    return body(lease->conn());
   } catch (...) {
     bool discard = false;
     Error error = CurrentError(&discard);
-    if (discard) lease.Discard();
+    if (discard) lease->Discard();
     return std::unexpected(std::move(error));
   }
 }

@@ -16,6 +16,9 @@ class PgStore final : public Store {
   struct Options {
     // Connections for API and command calls, each borrowed for one call.
     int api_connections = 16;
+    // How long an API call waits for one of them before it fails as unavailable (503),
+    // so a flood of requests cannot queue without bound behind a slow database.
+    std::chrono::milliseconds api_acquire_timeout{2000};
     // Group-commit connections (and threads) for un-keyed, untargeted ingest; 0 sends
     // every ingest through the API connections.
     int committers = 2;

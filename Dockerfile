@@ -9,7 +9,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config g++ \
-      libpqxx-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev \
+      libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . /src

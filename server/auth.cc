@@ -91,6 +91,14 @@ Result<Authenticator::Deferred> Authenticator::CheckOrDefer(std::string_view hea
   return Deferred{std::move(*scope), std::nullopt};
 }
 
+bool Authenticator::RecentlyLive(std::string_view header) {
+  auto hash = HashOf(header);
+  if (!hash) return false;
+  std::lock_guard lock(mu_);
+  auto it = seen_.find(*hash);
+  return it != seen_.end() && it->second.until > std::chrono::steady_clock::now();
+}
+
 void Authenticator::Forget(const std::string& key_hash) {
   std::lock_guard lock(mu_);
   seen_.erase(key_hash);

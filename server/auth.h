@@ -46,6 +46,10 @@ class Authenticator {
   // at once. Otherwise as Check, with no hash.
   Result<Deferred> CheckOrDefer(std::string_view authorization_header, Access access);
 
+  // Whether the key was found live within the last minute, asked without the store: the
+  // keys that pass while their address is over its failed-authentication limit.
+  bool RecentlyLive(std::string_view authorization_header);
+
   // Drops a key the store found revoked.
   void Forget(const std::string& key_hash);
 

@@ -1,13 +1,12 @@
 #include "server/http_server.h"
 
-#include <httplib.h>
-#include <sys/socket.h>
-
 #include <algorithm>
+#include <any>
 #include <array>
 #include <cctype>
 
 #include "base/log.h"
+#include "base/strings.h"
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/openapi.h"
@@ -111,50 +110,52 @@ bool IsJsonContentType(std::string_view value) {
   return lower == "application/json";
 }
 
-void Write(httplib::Response& res, const Reply& reply) {
-  res.status = reply.status;
-  for (const auto& [name, value] : reply.headers) res.set_header(name, value);
-  if (reply.status != 204) res.set_content(reply.body, reply.content_type.c_str());
-}
-
 // The page may run only its own scripts and styles and talk only to this origin, so an
 // API string that slipped into markup could still not run or send anything anywhere.
 constexpr const char* kUiContentSecurityPolicy =
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-// The console under /ui/: true when `req` was for it and `res` holds the answer.
-bool ServeUi(const httplib::Request& req, httplib::Response& res) {
-  const std::string& path = req.path;
-  if (path != "/ui" && !path.starts_with("/ui/")) return false;
-  // On every answer, a 404 included: the headers protect whatever a browser renders.
-  res.set_header("Content-Security-Policy", kUiContentSecurityPolicy);
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "no-referrer");
-  res.set_header("X-Frame-Options", "DENY");
-  res.set_header("Cache-Control", "no-cache");
+// The console under /ui/ (the path is /ui or under /ui/).
+Reply ServeUi(const HttpRequest& req) {
+  Reply reply;
   if (req.method != "GET" && req.method != "HEAD") {
-    Reply reply = ProblemReply(405, req.method + " is not allowed here; use GET");
+    reply = ProblemReply(405, req.method + " is not allowed here; use GET");
     reply.headers.emplace_back("Allow", "GET, HEAD");
-    Write(res, reply);
-    return true;
+  } else if (req.path == "/ui") {
+    reply = Reply{301, "", "", {{"Location", "/ui/"}}};
+  } else {
+    std::string_view file = std::string_view(req.path).substr(4);
+    if (file.empty()) file = "index.html";
+    if (const Asset* asset = FindUiAsset(file)) {
+      reply = Reply{200,
+                    std::string(asset->bytes.data(), asset->bytes.size()),
+                    std::string(asset->content_type),
+                    {}};
+    } else {
+      reply = ProblemReply(404, "no console file " + req.path);
+    }
   }
-  if (path == "/ui") {
-    res.status = 301;
-    res.set_header("Location", "/ui/");
-    return true;
-  }
-  std::string_view file = std::string_view(path).substr(4);
-  if (file.empty()) file = "index.html";
-  const Asset* asset = FindUiAsset(file);
-  if (asset == nullptr) {
-    Write(res, ProblemReply(404, "no console file " + path));
-    return true;
-  }
-  res.status = 200;
-  res.set_content(asset->bytes.data(), asset->bytes.size(), std::string(asset->content_type));
-  return true;
+  // On every answer, a 404 included: the headers protect whatever a browser renders.
+  reply.headers.insert(reply.headers.end(), {{"Content-Security-Policy", kUiContentSecurityPolicy},
+                                             {"X-Content-Type-Options", "nosniff"},
+                                             {"Referrer-Policy", "no-referrer"},
+                                             {"X-Frame-Options", "DENY"},
+                                             {"Cache-Control", "no-cache"}});
+  return reply;
 }
+
+// Failed authentications one client address may make in a burst, then per minute: far
+// above what a client with a real key meets, far below a flood of guessed keys.
+constexpr int kAuthFailuresPerMinute = 600;
+
+// What admitting a routed request found out, for handling it once its body is here.
+struct Admitted {
+  const RouteSpec* route = nullptr;
+  std::vector<std::string> args;
+  std::optional<Scope> scope;           // set by every successful check
+  std::optional<std::string> deferred;  // a key hash checked inside the route's transaction
+};
 
 }  // namespace
 
@@ -166,74 +167,16 @@ HttpServer::HttpServer(OperationsStore& operations, Api* api, Authenticator* aut
       options_(std::move(options)),
       observer_(std::move(observer)),
       metrics_(std::move(metrics)),
-      http_(std::make_unique<httplib::Server>()) {
-  Setup();
+      auth_failures_(clock_, kAuthFailuresPerMinute) {
+  HttpListener::Options limits;
+  limits.max_body_bytes = options_.max_payload_bytes;
+  limits.handler_threads = options_.threads;
+  // The operations port of a worker serves a few scrapes: one socket thread is plenty.
+  limits.io_threads = api_ != nullptr ? 2 : 1;
+  listener_ = std::make_unique<HttpListener>(static_cast<HttpHandler&>(*this), limits);
 }
 
 HttpServer::~HttpServer() = default;
-
-void HttpServer::Setup() {
-  httplib::Server& http = *http_;
-  // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs.
-  http.set_tcp_nodelay(true);
-  // Debian's cpp-httplib listens with a backlog of 5: 64 clients connecting at once
-  // overflow it and stall for a SYN retransmit. Remember the socket to listen() again.
-  http.set_socket_options([this](socket_t sock) {
-    httplib::default_socket_options(sock);
-    listen_fd_ = sock;
-  });
-  http.set_keep_alive_max_count(100000);
-  http.set_keep_alive_timeout(30);
-  http.set_read_timeout(10);
-  http.set_write_timeout(10);
-  http.set_payload_max_length(options_.max_payload_bytes);
-  // Threads: the pool serves one keep-alive connection per thread at a time.
-  const int threads = options_.threads;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-
-  const auto dispatch = [this](const httplib::Request& req, httplib::Response& res) {
-    Dispatch(req, res);
-  };
-  // RFC 9112 §6.3: a request with neither Content-Length nor Transfer-Encoding has no
-  // body. httplib would read such a POST/PUT/PATCH to EOF instead, so `curl -X POST
-  // .../replay` hung until the read timeout and then got a 400: serve it now, bodiless.
-  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
-        !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
-      Dispatch(req, res);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  const char* kAll = R"(.*)";
-  http.Get(kAll, dispatch);
-  http.Post(kAll, dispatch);
-  http.Put(kAll, dispatch);
-  http.Patch(kAll, dispatch);
-  http.Delete(kAll, dispatch);
-  http.Options(kAll, dispatch);
-
-  // Answers httplib makes itself (a body over the limit, a bad request line) become
-  // problem+json too.
-  http.set_error_handler(httplib::Server::HandlerWithResponse(
-      [this](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        HandleLibraryError(req, res);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  http.set_exception_handler(
-      [](const httplib::Request& req, httplib::Response& res, const std::exception_ptr& ep) {
-        std::string what = "unknown";
-        try {
-          if (ep) std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-          what = e.what();
-        } catch (...) {
-        }
-        Log(LogLevel::kError, "handler threw", {{"path", req.path}, {"error", what}});
-        Write(res, ProblemReply(500, "an internal error occurred"));
-      });
-}
 
 std::vector<std::string> HttpServer::Routes() {
   std::vector<std::string> routes;
@@ -251,43 +194,60 @@ void HttpServer::Observe(std::string_view route, int status) {
   if (observer_) observer_(route, status);
 }
 
-bool HttpServer::ServeOperations(const httplib::Request& req, httplib::Response& res) {
-  const std::string& path = req.path;
-  // The route's name for the metrics: a literal, never the request's own memory.
-  std::string_view route;
-  if (path == "/healthz") {
-    route = "/healthz";
-    Write(res, Reply{200, R"({"status":"ok"})", "application/json", {}});
-  } else if (path == "/readyz") {
-    route = "/readyz";
-    auto ready = operations_.Ready();
+std::optional<Reply> HttpServer::Immediate(HttpRequest& req) {
+  if (req.path == "/healthz") {
+    Observe("/healthz", 200);
+    return Reply{200, R"({"status":"ok"})", "application/json", {}};
+  }
+  if (req.path == "/openapi.json" && api_ != nullptr) {
+    Reply reply;
+    if (req.method != "GET" && req.method != "HEAD") {
+      reply = ProblemReply(405, req.method + " is not allowed here; use GET");
+      reply.headers.emplace_back("Allow", "GET");
+    } else {
+      reply = Reply{200, std::string(OpenApiJson()), "application/json", {}};
+    }
+    Observe("/openapi.json", reply.status);
+    return reply;
+  }
+  // No API route is under /ui: the console's files are static.
+  if (options_.serve_ui && api_ != nullptr && (req.path == "/ui" || req.path.starts_with("/ui/"))) {
+    Reply reply = ServeUi(req);
+    Observe("/ui", reply.status);
+    return reply;
+  }
+  return std::nullopt;
+}
+
+Result<bool> HttpServer::Ready() {
+  std::lock_guard lock(ready_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (!ready_ || now - ready_at_ >= std::chrono::seconds(1)) {
+    ready_ = operations_.Ready();
+    ready_at_ = now;
+  }
+  return *ready_;
+}
+
+std::optional<Reply> HttpServer::ServeOperations(const HttpRequest& req) {
+  if (req.path == "/readyz") {
+    auto ready = Ready();
     const bool ok = ready && *ready;
     if (!ready) Log(LogLevel::kWarn, "not ready", {{"error", ready.error().message}});
-    Write(res, ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}
-                  : ProblemReply(
-                        503, ready ? "migrations are not applied" : "the database is unavailable"));
-  } else if (path == "/openapi.json" && api_ != nullptr) {
-    route = "/openapi.json";
-    if (req.method != "GET" && req.method != "HEAD") {
-      Reply reply = ProblemReply(405, req.method + " is not allowed here; use GET");
-      reply.headers.emplace_back("Allow", "GET");
-      Write(res, reply);
-    } else {
-      const std::string_view spec = OpenApiJson();
-      res.set_content(spec.data(), spec.size(), "application/json");
-    }
-  } else if (path == "/metrics" && metrics_) {
-    route = "/metrics";
-    if (req.method != "GET" && req.method != "HEAD") {
-      Write(res, ProblemReply(405, "use GET"));
-    } else {
-      res.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
-    }
-  } else {
-    return false;
+    Reply reply = ok ? Reply{200, R"({"status":"ready"})", "application/json", {}}
+                     : ProblemReply(503, ready ? "migrations are not applied"
+                                               : "the database is unavailable");
+    Observe("/readyz", reply.status);
+    return reply;
   }
-  Observe(route, res.status);
-  return true;
+  if (req.path == "/metrics" && metrics_) {
+    Reply reply = req.method != "GET" && req.method != "HEAD"
+                      ? ProblemReply(405, "use GET")
+                      : Reply{200, metrics_(), "text/plain; version=0.0.4; charset=utf-8", {}};
+    Observe("/metrics", reply.status);
+    return reply;
+  }
+  return std::nullopt;
 }
 
 const HttpServer::Route* HttpServer::FindRoute(const std::string& method, std::string_view path,
@@ -311,112 +271,134 @@ const HttpServer::Route* HttpServer::FindRoute(const std::string& method, std::s
 }
 
 // 404 for a path no route has, 405 with Allow for a method the path does not take.
-void HttpServer::Unrouted(const httplib::Request& req, httplib::Response& res,
-                          const std::string& allow) {
+Reply HttpServer::Unrouted(const HttpRequest& req, const std::string& allow) {
   Reply reply = allow.empty()
                     ? ProblemReply(404, "no route " + req.path)
                     : ProblemReply(405, req.method + " is not allowed here; use " + allow);
   if (!allow.empty()) reply.headers.emplace_back("Allow", allow);
-  Write(res, reply);
+  return reply;
 }
 
-void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
-  if (ServeOperations(req, res)) return;
+std::optional<Reply> HttpServer::Admit(HttpRequest& req) {
+  if (auto reply = ServeOperations(req)) return reply;
   std::vector<std::string> args;
   std::string allow;
   const Route* route = FindRoute(req.method, req.path, &args, &allow);
-  if (route == nullptr && options_.serve_ui && api_ != nullptr && ServeUi(req, res)) {
-    Observe("/ui", res.status);
-    return;
-  }
   if (route == nullptr) {
-    Unrouted(req, res, allow);
-    Observe("unmatched", res.status);
-    return;
+    Reply reply = Unrouted(req, allow);
+    Observe("unmatched", reply.status);
+    return reply;
   }
-  Result<Reply> reply = Handle(*route, req, std::move(args));
+  std::optional<Reply> refused = AdmitRoute(*route, req, std::move(args));
+  if (refused) Observe(route->pattern, refused->status);
+  return refused;
+}
+
+std::optional<Reply> HttpServer::AdmitRoute(const Route& route, HttpRequest& req,
+                                            std::vector<std::string> args) {
+  if (auth_ == nullptr) return ProblemReply(Error{ErrorKind::kInternal, "no authenticator", {}});
+  const std::string authorization = req.Header("Authorization");
+  // An address over its limit of failed authentications is refused before its key is
+  // looked up, unless the key is one seen live lately (no lookup needed): a client behind
+  // the same proxy or NAT as a flood of made-up keys keeps working.
+  if (const int wait = auth_failures_.RetryAfter(req.remote);
+      wait > 0 && !auth_->RecentlyLive(authorization)) {
+    Reply reply = ProblemReply(429, "too many failed authentications from this address");
+    reply.headers.emplace_back("Retry-After", std::to_string(wait));
+    return reply;
+  }
+  const Access access{route.role, route.tenant_ok};
+  // A key that was live a minute ago (revoked since, say) is no guess: only the others
+  // count against the address.
+  const auto refused = [&](const Error& error) {
+    if (error.kind == ErrorKind::kUnauthorized && !auth_->RecentlyLive(authorization)) {
+      auth_failures_.Failed(req.remote);
+    }
+    return ProblemReply(error);
+  };
+  Admitted admitted;
+  admitted.route = &route;
+  admitted.args = std::move(args);
+  if (route.defer_auth) {
+    auto ok = auth_->CheckOrDefer(authorization, access);
+    if (!ok) return refused(ok.error());
+    admitted.scope = std::move(ok->scope);
+    admitted.deferred = std::move(ok->key_hash);
+  } else {
+    auto scope = auth_->Check(authorization, access);
+    if (!scope) return refused(scope.error());
+    admitted.scope = std::move(*scope);
+  }
+  if (route.body == Body::kRequired || (route.body == Body::kOptional && req.has_body)) {
+    if (!IsJsonContentType(req.Header("Content-Type"))) {
+      return ProblemReply(
+          Error{ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json", {}});
+    }
+  }
+  // A compressed body is never inflated: what is buffered is what arrived, within the
+  // limit, and the bytes delivered are the bytes posted.
+  if (const std::string encoding = Lower(Trim(req.Header("Content-Encoding")));
+      !encoding.empty() && encoding != "identity") {
+    return ProblemReply(Error{ErrorKind::kUnsupportedMediaType,
+                              "Content-Encoding is not supported; send the body uncompressed",
+                              {}});
+  }
+  req.context = std::move(admitted);
+  return std::nullopt;
+}
+
+Reply HttpServer::Handle(HttpRequest& req) {
+  const auto& admitted = std::any_cast<const Admitted&>(req.context);
+  const Route& route = *admitted.route;
+  Result<Reply> reply = Call(route, req);
+  Reply answer;
   if (reply) {
-    Write(res, *reply);
+    answer = std::move(*reply);
   } else {
     if (reply.error().kind == ErrorKind::kInternal ||
         reply.error().kind == ErrorKind::kUnavailable) {
       Log(LogLevel::kError, "request failed",
-          {{"route", route->pattern}, {"method", req.method}, {"error", reply.error().message}});
+          {{"route", route.pattern}, {"method", req.method}, {"error", reply.error().message}});
     }
-    Write(res, ProblemReply(reply.error()));
+    answer = ProblemReply(reply.error());
   }
-  Observe(route->pattern, res.status);
+  Observe(route.pattern, answer.status);
+  return answer;
 }
 
-Result<Reply> HttpServer::Handle(const Route& route, const httplib::Request& req,
-                                 std::vector<std::string> args) {
-  if (auth_ == nullptr) return Fail(ErrorKind::kInternal, "no authenticator");
-  const std::string authorization = req.get_header_value("Authorization");
-  const Access access{route.role, route.tenant_ok};
-  std::optional<std::string> deferred;
-  // What the key may see, set only by a successful check.
-  std::optional<Scope> scope;
-  if (route.defer_auth) {
-    WEBHOOKD_ASSIGN_OR_RETURN(auto ok, auth_->CheckOrDefer(authorization, access));
-    scope = std::move(ok.scope);
-    deferred = std::move(ok.key_hash);
-  } else {
-    WEBHOOKD_ASSIGN_OR_RETURN(scope, auth_->Check(authorization, access));
-  }
-  if (route.body == Body::kRequired || (route.body == Body::kOptional && !req.body.empty())) {
-    if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
-      return Fail(ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json");
-    }
-  }
-  ApiRequest api_req(std::move(*scope));
-  api_req.path_args = std::move(args);
+Result<Reply> HttpServer::Call(const Route& route, HttpRequest& req) {
+  auto& admitted = std::any_cast<Admitted&>(req.context);
+  ApiRequest api_req(std::move(*admitted.scope));
+  api_req.path_args = std::move(admitted.args);
   api_req.query.insert(req.params.begin(), req.params.end());
-  api_req.body = req.body;
-  if (req.has_header("Idempotency-Key")) {
-    api_req.idempotency_key = req.get_header_value("Idempotency-Key");
-  }
-  api_req.unverified_key_hash = deferred;
+  api_req.body = std::move(req.body);
+  if (req.HasHeader("Idempotency-Key")) api_req.idempotency_key = req.Header("Idempotency-Key");
+  api_req.unverified_key_hash = admitted.deferred;
   Result<Reply> handled = (api_->*route.handler)(api_req);
   // A key revoked since it was seen gets its 401, not another answer, so an error
   // with a deferred key is answered only after a real lookup.
-  if (!handled && deferred) {
-    if (handled.error().kind == ErrorKind::kUnauthorized) auth_->Forget(*deferred);
-    if (auto ok = auth_->Check(authorization, access); !ok) return Propagate(ok);
+  if (!handled && admitted.deferred) {
+    if (handled.error().kind == ErrorKind::kUnauthorized) auth_->Forget(*admitted.deferred);
+    const Access access{route.role, route.tenant_ok};
+    if (auto ok = auth_->Check(req.Header("Authorization"), access); !ok) return Propagate(ok);
   }
   return handled;
 }
 
-void HttpServer::HandleLibraryError(const httplib::Request& req, httplib::Response& res) {
-  // httplib answers 400 to a method it parses but has no handlers for (TRACE, CONNECT):
-  // that is a wrong method (405) on a route, or an unknown route (404).
-  if (res.status == 400 && (req.method == "TRACE" || req.method == "CONNECT")) {
-    std::vector<std::string> args;
-    std::string allow;
-    FindRoute(req.method, req.path, &args, &allow);
-    Unrouted(req, res, allow);
-    return;
-  }
-  const int status = res.status;
-  Write(res,
-        ProblemReply(status, status == 413 ? "the body is larger than WEBHOOKD_MAX_PAYLOAD_BYTES"
-                                           : "the request could not be served"));
+Reply HttpServer::Refused(int status) {
+  Reply reply = status == 413
+                    ? ProblemReply(413, "the body is larger than WEBHOOKD_MAX_PAYLOAD_BYTES")
+                : status == 431
+                    ? ProblemReply(431, "the header section is over 64 KiB or has over 100 fields")
+                    : ProblemReply(status, "the request is not valid HTTP/1.1");
+  Observe("refused", reply.status);
+  return reply;
 }
 
-Result<int> HttpServer::Bind() {
-  const std::string& host = options_.addr.host;
-  int port = options_.addr.port;
-  if (port == 0) {
-    port = http_->bind_to_any_port(host);
-    if (port < 0) return Fail(ErrorKind::kUnavailable, "cannot listen on " + host + ":0");
-  } else if (!http_->bind_to_port(host, port)) {
-    return Fail(ErrorKind::kUnavailable, "cannot listen on " + host + ":" + std::to_string(port));
-  }
-  if (listen_fd_ >= 0) ::listen(listen_fd_, 1024);
-  return port;
-}
+Result<int> HttpServer::Bind() { return listener_->Bind(options_.addr.host, options_.addr.port); }
 
-void HttpServer::Run() { http_->listen_after_bind(); }
+void HttpServer::Run() { listener_->Run(); }
 
-void HttpServer::Stop() { http_->stop(); }
+void HttpServer::Stop() { listener_->Stop(); }
 
 }  // namespace webhookd

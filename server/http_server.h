@@ -1,20 +1,19 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/config.h"
+#include "server/auth_limiter.h"
+#include "server/http_listener.h"
 #include "server/problem.h"
 #include "store/operations_store.h"
-
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace webhookd {
 
@@ -27,20 +26,21 @@ using RequestObserver = std::function<void(std::string_view route, int status)>;
 // The Prometheus text of /metrics.
 using MetricsSource = std::function<std::string()>;
 
-// cpp-httplib serving /healthz, /readyz, /metrics and, when given an Api, the REST API.
-class HttpServer {
+// /healthz, /readyz, /metrics and, when given an Api, the REST API and the console, on
+// an HttpListener: routing, authentication before a body is read, and the answers.
+class HttpServer : private HttpHandler {
  public:
   struct Options {
     ListenAddress addr;
     size_t max_payload_bytes = 262144;
-    int threads = 128;     // one per keep-alive connection being served
+    int threads = 128;     // handler threads: requests being answered at once
     bool serve_ui = true;  // the console under /ui/ (only where the REST API is served)
   };
 
   // Borrows every argument; `api`, `auth`, `observer` and `metrics` may be null/empty.
   HttpServer(OperationsStore& operations, Api* api, Authenticator* auth, Options options,
              RequestObserver observer = nullptr, MetricsSource metrics = nullptr);
-  ~HttpServer();
+  ~HttpServer() override;
 
   // Every route served, as "METHOD /path" with "{}" for a path segment: the REST API's
   // table and the operations routes (/healthz, /readyz, /metrics, /openapi.json, /ui/).
@@ -55,22 +55,28 @@ class HttpServer {
 
  private:
   using Route = struct RouteSpec;
-  void Setup();
-  void Dispatch(const httplib::Request& req, httplib::Response& res);
-  // /healthz, /readyz, /metrics; false when the path is none of them.
-  bool ServeOperations(const httplib::Request& req, httplib::Response& res);
+  // HttpHandler: the listener's three questions, and its own refusals.
+  std::optional<Reply> Immediate(HttpRequest& head) override;
+  std::optional<Reply> Admit(HttpRequest& head) override;
+  Reply Handle(HttpRequest& request) override;
+  Reply Refused(int status) override;
+
+  // /readyz and /metrics (they wait on the database); nullopt for any other path.
+  std::optional<Reply> ServeOperations(const HttpRequest& req);
   // The route for `method` on `path` (its {} segments in `args`), or null; `allow` lists
   // the methods the path takes.
   const Route* FindRoute(const std::string& method, std::string_view path,
                          std::vector<std::string>* args, std::string* allow) const;
-  static void Unrouted(const httplib::Request& req, httplib::Response& res,
-                       const std::string& allow);
-  // Authenticates, checks the content type and calls the route's Api method.
-  Result<Reply> Handle(const Route& route, const httplib::Request& req,
-                       std::vector<std::string> args);
-  // An answer httplib made itself (413, a bad request line), as problem+json.
-  void HandleLibraryError(const httplib::Request& req, httplib::Response& res);
+  static Reply Unrouted(const HttpRequest& req, const std::string& allow);
+  // Authenticates and checks the content type: the answer that ends the request, or
+  // nullopt with what the key may see kept in `head.context`.
+  std::optional<Reply> AdmitRoute(const Route& route, HttpRequest& head,
+                                  std::vector<std::string> args);
+  // Calls the route's Api method.
+  Result<Reply> Call(const Route& route, HttpRequest& request);
   void Observe(std::string_view route, int status);
+  // The database's readiness, asked at most once a second whoever asks.
+  Result<bool> Ready();
 
   OperationsStore& operations_;
   Api* api_;
@@ -78,8 +84,12 @@ class HttpServer {
   Options options_;
   RequestObserver observer_;
   MetricsSource metrics_;
-  std::unique_ptr<httplib::Server> http_;
-  int listen_fd_ = -1;
+  SystemClock clock_;
+  FailedAuthLimiter auth_failures_;
+  std::mutex ready_mu_;  // guards the two below; held while the database is asked
+  std::optional<Result<bool>> ready_;
+  std::chrono::steady_clock::time_point ready_at_;
+  std::unique_ptr<HttpListener> listener_;
 };
 
 }  // namespace webhookd

@@ -25,6 +25,10 @@ std::string_view TitleFor(int status) {
       return "Unsupported Media Type";
     case 422:
       return "Unprocessable Content";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
     case 503:
       return "Service Unavailable";
     default:

@@ -15,7 +15,7 @@
 # The packages needed to build, test and run webhookd on Debian 12.
 WEBHOOKD_PACKAGES=(
   build-essential cmake pkg-config g++
-  libpqxx-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev
+  libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev
   postgresql postgresql-contrib
   curl ca-certificates

@@ -31,8 +31,8 @@ TEST(MetricsLabelsSecurityTest, ManyDistinctPathsLeaveOnlyRouteNamesInTheLabels)
   auto metrics = client->Get("/metrics");
   ASSERT_TRUE(metrics);
   ASSERT_EQ(metrics->status, 200);
-  const std::set<std::string> known = {"/healthz",      "/readyz", "/metrics",
-                                       "/openapi.json", "/ui",     "unmatched"};
+  const std::set<std::string> known = {"/healthz", "/readyz",   "/metrics", "/openapi.json",
+                                       "/ui",      "unmatched", "refused"};
   const std::regex label(
       R"re(webhookd_http_requests_total\{route="([^"]*)",code="(\d+)"\} (\d+))re");
   std::map<std::string, int> count;  // per "route code"

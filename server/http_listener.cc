@@ -27,10 +27,10 @@ namespace {
 
 // A body up to this size that has arrived with its head is read with it, so a small
 // request costs one trip to a handler thread, not two.
-constexpr size_t kReadAheadBody = 64 * 1024;
+constexpr size_t kReadAheadBody = 64 * size_t{1024};
 // After an answer that leaves a body unread, what is read and dropped before closing, so
 // the client sees the answer rather than a reset.
-constexpr size_t kLingerBytes = 1024 * 1024;
+constexpr size_t kLingerBytes = size_t{1024} * 1024;
 constexpr std::chrono::seconds kLingerTime{2};
 
 // Handler threads: Admit and Handle calls, in order of arrival. A job goes to the thread
@@ -157,7 +157,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       : listener_(listener),
         options_(listener.options),
         stream_(std::move(socket)),
-        buffer_(options_.max_header_bytes + 16 * 1024) {}
+        buffer_(options_.max_header_bytes + 16 * size_t{1024}) {}
 
   void Start() { NextRequest(); }
 
@@ -310,7 +310,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Respond(listener_.handler.Refused(status), /*body_unread=*/true);
   }
 
-  void Respond(Reply reply, bool body_unread = false) {
+  void Respond(const Reply& reply, bool body_unread = false) {
     const bool keep = keep_alive_ && !body_unread && !listener_.stopping;
     const int status = reply.status;
     const auto reason = http::obsolete_reason(static_cast<http::status>(status));

@@ -49,7 +49,7 @@ class HttpListener {
  public:
   struct Options {
     size_t max_body_bytes = 262144;
-    size_t max_header_bytes = 64 * 1024;
+    size_t max_header_bytes = 64 * size_t{1024};
     int max_header_fields = 100;
     std::chrono::milliseconds request_deadline{10000};
     std::chrono::milliseconds idle_timeout{5000};

@@ -134,11 +134,14 @@ REVOKE ALL ON FUNCTION webhookd.publish(text, text, text, text, text) FROM PUBLI
 -- A role to grant to the application's database user: EXECUTE on publish and nothing
 -- else (the function runs with its owner's rights). Roles belong to the whole cluster,
 -- so it may exist already; a migrating user without CREATEROLE leaves it to the DBA
--- (docs/operations.md says how).
+-- (docs/api.md says how). The role webhookd creates is marked with a comment; one of that
+-- name made by someone else (with a login and a known password, say) is not granted
+-- anything: migrate stops and says so.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'webhookd_publisher') THEN
     CREATE ROLE webhookd_publisher NOLOGIN;
+    COMMENT ON ROLE webhookd_publisher IS 'webhookd publisher role';
   END IF;
 EXCEPTION
   WHEN insufficient_privilege THEN
@@ -148,8 +151,14 @@ EXCEPTION
 END
 $$;
 DO $$
+DECLARE
+  r pg_roles%ROWTYPE;
 BEGIN
-  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'webhookd_publisher') THEN
+  SELECT * INTO r FROM pg_roles WHERE rolname = 'webhookd_publisher';
+  IF FOUND THEN
+    IF coalesce(shobj_description(r.oid, 'pg_authid'), '') <> 'webhookd publisher role' THEN
+      RAISE EXCEPTION 'role webhookd_publisher exists but was not created by webhookd migrate: webhookd will not grant it publish(). If a DBA made it for webhookd, make it NOLOGIN and run COMMENT ON ROLE webhookd_publisher IS ''webhookd publisher role''; otherwise drop or rename it.';
+    END IF;
     GRANT USAGE ON SCHEMA webhookd TO webhookd_publisher;
     GRANT EXECUTE ON FUNCTION webhookd.publish(text, text, text, text, text)
       TO webhookd_publisher;

@@ -329,7 +329,11 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                             ToTimestamp(ev[0][1]),  {},         event.tenant_id};
       if (key) {
         key_taken = !Exec(tx, sql::kTakeIdempotencyKey,
-                          Params().Add(key->key).Add(key->request_hash).Add(receipt.event.id))
+                          Params()
+                              .Add(key->key)
+                              .Add(key->request_hash)
+                              .Add(receipt.event.id)
+                              .Add(event.tenant_id))
                          .empty();
       }
       if (key_taken) {
@@ -372,7 +376,7 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
     }
     // The key is held by an earlier request that committed: answer as it was answered.
     pqxx::nontransaction tx(c);
-    auto held = Exec(tx, sql::kGetIdempotencyKey, Params().Add(key->key));
+    auto held = Exec(tx, sql::kGetIdempotencyKey, Params().Add(key->key).Add(event.tenant_id));
     if (held.empty()) return Fail(ErrorKind::kConflict, "the Idempotency-Key is in use; retry");
     if (held[0][0].c_str() != key->request_hash) {
       return Invalid({{"Idempotency-Key", "was already used with a different request body"}});

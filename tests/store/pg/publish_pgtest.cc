@@ -1,4 +1,4 @@
-// webhookd.publish (migrations/0009_publish.sql): publishing inside the application's own
+// webhookd.publish (migrations/0009_publish.sql, 0016): publishing inside the application's own
 // transaction. Called as an application would, on a connection without webhookd's
 // search_path.
 #include <gmock/gmock.h>
@@ -176,6 +176,51 @@ TEST_F(PublishTest, BadInputRaises22023WithTheApisMessageAndWritesNothing) {
   }
   EXPECT_EQ(Count("events"), "0");
   EXPECT_EQ(Count("idempotency_keys"), "0");
+}
+
+// The API's limits hold here too: at most 262,144 bytes (a 400 KB payload was taken) and
+// 64 levels of nesting (100 were).
+TEST_F(PublishTest, ThePayloadIsHeldToTheApisSizeAndDepth) {
+  const auto publish = [&](const std::string& payload) {
+    return Failure("SELECT webhookd.publish('order.paid', " + App()->quote(payload) + ")");
+  };
+  const std::string big = R"({"x": ")" + std::string(262144, 'a') + R"("})";
+  EXPECT_EQ(publish(big).second,
+            "payload: is larger than the largest accepted body (webhookd.max_payload_bytes, "
+            "262144 bytes unless set)");
+  const auto nested = [](int levels) {  // an object, then arrays: `levels` deep in all
+    return R"({"x": )" + std::string(levels - 1, '[') + std::string(levels - 1, ']') + "}";
+  };
+  EXPECT_EQ(publish(nested(64)).first, "");
+  EXPECT_EQ(publish(nested(65)).second, "payload: JSON nested deeper than 64 levels");
+  EXPECT_EQ(publish(nested(100)).second, "payload: JSON nested deeper than 64 levels");
+  // Brackets inside strings are text, not nesting.
+  EXPECT_EQ(publish(R"({"x": ")" + std::string(500, '[') + R"(\"]"})").first, "");
+  // An operator's own limit for the database.
+  db_.Exec("ALTER DATABASE " + db_.name() + " SET webhookd.max_payload_bytes = '100'");
+  EXPECT_EQ(publish(R"({"x": ")" + std::string(100, 'a') + R"("})").first, "22023");
+  db_.Exec("ALTER DATABASE " + db_.name() + " RESET webhookd.max_payload_bytes");
+  EXPECT_EQ(Count("events"), "0");  // Failure() rolls every call back
+}
+
+// Keys belong to the event's tenant: the same key from two tenants' producers is two
+// events, and neither gets the other's receipt.
+TEST_F(PublishTest, AnIdempotencyKeyIsTheEventsTenants) {
+  const std::string acme = db_.Scalar(
+      "SELECT webhookd.publish('order.paid', '{\"id\": 1}', tenant_id => 'acme', "
+      "idempotency_key => 'k-1')");
+  const std::string beta = db_.Scalar(
+      "SELECT webhookd.publish('order.paid', '{\"id\": 2}', tenant_id => 'beta', "
+      "idempotency_key => 'k-1')");
+  const std::string none =
+      db_.Scalar("SELECT webhookd.publish('order.paid', '{\"id\": 3}', idempotency_key => 'k-1')");
+  EXPECT_NE(acme, beta);
+  EXPECT_NE(acme, none);
+  EXPECT_NE(beta, none);
+  EXPECT_EQ(db_.Scalar("SELECT webhookd.publish('order.paid', '{\"id\": 2}', tenant_id => "
+                       "'beta', idempotency_key => 'k-1')"),
+            beta);
+  EXPECT_EQ(Count("events"), "3");
 }
 
 // One table of cases through both rules: the API's (C++) and publish's (SQL).

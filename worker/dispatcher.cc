@@ -304,7 +304,9 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   AttemptRecord rec = RecordOf(d, started, result.outcome);
   rec.duration_ms = static_cast<int>(elapsed.count());
   rec.status_code = sent.status_code;
-  rec.error = sent.error;
+  // Both come from the network (curl quotes a server's words in its errors): invalid
+  // UTF-8 would make PostgreSQL refuse the whole outcome batch it is written in.
+  if (sent.error) rec.error = SanitizeUtf8(*sent.error);
   rec.response_body = SanitizeUtf8(sent.body);
   rec.probe = d.kind == ClaimKind::kProbe;
   rec.clean = d.clean;

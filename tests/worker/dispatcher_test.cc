@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "base/encoding.h"
 #include "base/metrics.h"
 #include "core/ids.h"
 #include "core/signing.h"
@@ -281,6 +282,29 @@ TEST(DispatcherTest, A503Then200MakesTwoRecordsWithThePolicysWait) {
   EXPECT_EQ(store.default_cap, 3);
   EXPECT_TRUE(store.released.empty());
   EXPECT_EQ(dispatcher.in_flight(), 0);
+}
+
+// An error text quoting a server's bytes may be invalid UTF-8; stored as it came,
+// PostgreSQL refused the whole outcome batch it was written in.
+TEST(DispatcherTest, AnErrorWithInvalidUtf8IsRecordedSanitized) {
+  FakeQueue store;
+  SendResult bad;
+  bad.error = "Weird server reply (\xff\xfe\xc3)";
+  bad.body = "\xc0\xaf";
+  FakeSender sender({bad});
+  FakeClock clock;
+  FakeRandom random({0.25});
+  store.Add(Delivery(1));
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+  const AttemptRecord& r = store.records[0];
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_TRUE(IsValidUtf8(*r.error)) << *r.error;
+  EXPECT_TRUE(r.error->starts_with("Weird server reply (")) << *r.error;
+  EXPECT_TRUE(IsValidUtf8(r.response_body));
+  EXPECT_EQ(r.outcome, Outcome::kRetryable);
 }
 
 TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {

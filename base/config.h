@@ -35,6 +35,7 @@ struct Config {
   Duration attempt_timeout = std::chrono::seconds(15);
   Duration lease = std::chrono::seconds(60);
   size_t max_payload_bytes = 262144;
+  int max_destinations_per_tenant = 1000;
   bool allow_private_destinations = false;
   bool serve_ui = true;  // WEBHOOKD_UI: the console and tenant portal at /ui/
   // WEBHOOKD_PUBLIC_URL: the base URL people reach webhookd at, without a trailing slash;

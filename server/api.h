@@ -53,6 +53,7 @@ struct ApiOptions {
   int destination_max_in_flight = 16;              // WEBHOOKD_DESTINATION_MAX_IN_FLIGHT
   Duration secret_grace = std::chrono::hours(24);  // WEBHOOKD_SECRET_GRACE
   std::string public_url;                          // WEBHOOKD_PUBLIC_URL: portal links
+  int max_destinations_per_tenant = 1000;          // WEBHOOKD_MAX_DESTINATIONS_PER_TENANT
 };
 
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,

@@ -19,7 +19,9 @@ namespace webhookd {
 class DestinationStore {
  public:
   virtual ~DestinationStore() = default;
-  virtual Result<Destination> CreateDestination(const Destination& d) = 0;
+  // kConflict, creating nothing, when its tenant (or the no-tenant space) already has
+  // `max_per_tenant` live destinations.
+  virtual Result<Destination> CreateDestination(const Destination& d, int max_per_tenant) = 0;
   virtual Result<Destination> GetDestination(int64_t id, const Scope& scope) = 0;
   virtual Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter,
                                                         const Page& page, const Scope& scope) = 0;

@@ -162,7 +162,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     rest = std::make_unique<Api>(
         ApiStores{store, store, store, store, store, store, store}, resolver,
         ApiOptions{config->allow_private_destinations, config->destination_max_in_flight,
-                   config->secret_grace, config->public_url},
+                   config->secret_grace, config->public_url, config->max_destinations_per_tenant},
         &metrics);
     auth = std::make_unique<Authenticator>(store);
   }

@@ -15,6 +15,11 @@ inline constexpr int64_t kClaimLock = 7252011;
 // Retention: one purging process at a time (a transaction lock, tried, never waited for).
 inline constexpr int64_t kPurgeLock = 7252012;
 
+// Destination creation: one at a time per tenant, so WEBHOOKD_MAX_DESTINATIONS_PER_TENANT
+// holds under concurrent creations (a transaction lock keyed by this and the tenant's
+// hash, taken by sql/lock_tenant_destinations.sql, which holds the value itself).
+inline constexpr int64_t kDestinationQuotaLock = 7252016;
+
 // The channel workers LISTEN on; ingest, replay and release NOTIFY it.
 inline constexpr const char* kWakeupChannel = "webhookd_wakeup";
 

@@ -163,9 +163,20 @@ Result<std::optional<ApiKeyInfo>> PgStore::FindApiKey(const std::string& key_has
   });
 }
 
-Result<Destination> PgStore::CreateDestination(const Destination& d) {
+Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per_tenant) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::work tx(c);
+    // The lock first, then the count in a statement of its own: its snapshot then sees
+    // every creation that held the lock before.
+    Exec(tx, sql::kLockTenantDestinations, Params().Add(d.tenant_id));
+    const int64_t live =
+        Exec(tx, sql::kCountTenantDestinations, Params().Add(d.tenant_id))[0][0].as<int64_t>();
+    if (live >= max_per_tenant) {
+      return Fail(ErrorKind::kConflict,
+                  (d.tenant_id ? "tenant " + *d.tenant_id : std::string("the no-tenant space")) +
+                      " has " + std::to_string(live) +
+                      " destinations, the most WEBHOOKD_MAX_DESTINATIONS_PER_TENANT allows");
+    }
     auto r = Exec(tx, sql::kCreateDestination,
                   Params()
                       .Add(d.url)

@@ -37,7 +37,7 @@ class PgStore final : public Store {
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override;
   Result<void> RevokeApiKey(int64_t id) override;
   Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) override;
-  Result<Destination> CreateDestination(const Destination& d) override;
+  Result<Destination> CreateDestination(const Destination& d, int max_per_tenant) override;
   Result<Destination> GetDestination(int64_t id, const Scope& scope) override;
   Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
                                                 const Scope& scope) override;

@@ -61,7 +61,7 @@ inline AttemptRecord RecordFor(const ClaimedDelivery& c, DeliveryStatus next,
 class PgTest : public ::testing::Test {
  protected:
   int64_t CreateDestination(Destination d) {
-    auto r = store_.CreateDestination(d);
+    auto r = store_.CreateDestination(d, 1000000);
     EXPECT_TRUE(r) << r.error().message;
     return r ? r->id : 0;
   }

@@ -54,7 +54,7 @@ class StubApiStores final : public DestinationStore,
   ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this, keys, *this}; }
   StubKeyStore keys;
 
-  Result<Destination> CreateDestination(const Destination& d) override {
+  Result<Destination> CreateDestination(const Destination& d, int) override {
     ++calls;
     if (on_create_destination) return on_create_destination(d);
     return No();

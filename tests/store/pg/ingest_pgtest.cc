@@ -30,7 +30,7 @@ using ::testing::UnorderedElementsAreArray;
 int64_t CreateDestination(pg::PgStore& store, std::vector<std::string> event_types,
                           bool enabled = true) {
   auto d = store.CreateDestination(
-      testing::TestDestination(std::move(event_types), std::nullopt, enabled));
+      testing::TestDestination(std::move(event_types), std::nullopt, enabled), 1000000);
   EXPECT_TRUE(d) << d.error().message;
   return d ? d->id : 0;
 }
@@ -143,7 +143,7 @@ TEST_P(FanOutTest, AnEventReachesItsOwnTenantsDestinationsAmongThousandsOfTenant
   const auto create = [&](std::optional<std::string> tenant, std::vector<std::string> types) {
     Destination d = testing::TestDestination(std::move(types));
     d.tenant_id = std::move(tenant);
-    auto created = store_.CreateDestination(d);
+    auto created = store_.CreateDestination(d, 1000000);
     EXPECT_TRUE(created) << created.error().message;
     return created ? created->id : 0;
   };

@@ -600,7 +600,7 @@ TEST_F(ProtectionPgTest, EnablingClearsTheReasonAndResetsTheHealth) {
   // Created disabled: disabled by hand.
   webhookd::Destination d = testing::TestDestination();
   d.enabled = false;
-  auto created = store_.CreateDestination(d);
+  auto created = store_.CreateDestination(d, 1000000);
   ASSERT_TRUE(created);
   EXPECT_EQ(created->disabled_reason, DisabledReason::kManual);
 }

@@ -9,8 +9,8 @@
 --     no writer waits on another.
 --   * the claim visits the destinations with a hint that is due, applies every rule of
 --     0011 to those alone, and replaces their hints by one each: now, for a destination
---     that may still have something due (no room, or its offer was full), else the
---     earliest pending delivery it did not claim. Only the claim deletes hints, under its
+--     that may still have something due (no room, or its offer was full; one with a single
+--     due hint keeps it untouched), else the earliest pending delivery it did not claim. Only the claim deletes hints, under its
 --     lock, and never one it cannot see; so a pending delivery is always covered by a hint
 --     no later than its due time, and a destination is visited again as soon as it has
 --     something due.
@@ -83,7 +83,8 @@ BEGIN
   -- The destinations whose earliest hint is due: the only ones read. Each visited one is
   -- hinted afresh below, so one that stays due is visited again next time.
   visited AS MATERIALIZED (
-    SELECT DISTINCT h.destination_id AS id FROM due_destinations h WHERE h.due_at <= now()),
+    SELECT h.destination_id AS id, count(*) AS hints FROM due_destinations h
+     WHERE h.due_at <= now() GROUP BY h.destination_id),
   guard AS (
     SELECT t.id, coalesce(b.n, 0) AS busy,
            least(coalesce(t.effective_max_in_flight, t.max_in_flight, default_cap),
@@ -172,23 +173,32 @@ BEGIN
   -- when a destination drains, not on every claim of a backlog. A hint written by a
   -- transaction still open is not seen, so it is not deleted: a delivery made pending
   -- meanwhile keeps its hint.
+  -- Each visited destination's next hint: now (it may still have something due), its
+  -- earliest pending delivery not claimed here, or none (nothing pending, disabled or
+  -- deleted).
+  next_hint AS (
+    SELECT v.id, v.hints,
+           CASE WHEN t.id IS NULL OR NOT t.enabled OR t.deleted_at IS NOT NULL THEN NULL
+                WHEN o.id IS NULL OR coalesce(c.n, 0) >= least(o.room, batch, o.allowed + 1)
+                THEN now()
+                ELSE (SELECT d.next_attempt_at FROM deliveries d
+                       WHERE d.destination_id = t.id AND d.status = 'pending'
+                         AND d.id NOT IN (SELECT p.id FROM picked p)
+                       ORDER BY d.destination_id, d.next_attempt_at LIMIT 1) END AS at
+      FROM visited v LEFT JOIN destinations t ON t.id = v.id
+      LEFT JOIN open o ON o.id = v.id
+      LEFT JOIN offer_count c ON c.dst = v.id),
+  -- A destination still due with its one due hint keeps it as it is: a backlog being
+  -- drained rewrites no hint. Any other visited destination's hints, as this statement
+  -- sees them, give way to its next one. A hint written by a transaction still open is
+  -- not seen, so it is not deleted: a delivery made pending meanwhile keeps its hint.
   unhinted AS (
-    DELETE FROM due_destinations h USING visited v WHERE h.destination_id = v.id),
+    DELETE FROM due_destinations h USING next_hint n
+     WHERE h.destination_id = n.id AND NOT (n.at = now() AND n.hints = 1)),
   rehinted AS (
     INSERT INTO due_destinations (destination_id, due_at)
-      SELECT x.id, x.at FROM (
-        SELECT t.id,
-               CASE WHEN o.id IS NULL OR coalesce(c.n, 0) >= least(o.room, batch, o.allowed + 1)
-                    THEN now()
-                    ELSE (SELECT d.next_attempt_at FROM deliveries d
-                           WHERE d.destination_id = t.id AND d.status = 'pending'
-                             AND d.id NOT IN (SELECT p.id FROM picked p)
-                           ORDER BY d.destination_id, d.next_attempt_at LIMIT 1) END AS at
-          FROM visited v JOIN destinations t ON t.id = v.id
-          LEFT JOIN open o ON o.id = t.id
-          LEFT JOIN offer_count c ON c.dst = t.id
-         WHERE t.enabled AND t.deleted_at IS NULL) x
-       WHERE x.at IS NOT NULL)
+      SELECT n.id, n.at FROM next_hint n
+       WHERE n.at IS NOT NULL AND NOT (n.at = now() AND n.hints = 1))
   SELECT * FROM claimed
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, h.dst, NULL, NULL, NULL, NULL, NULL, NULL, 'held', NULL

@@ -228,7 +228,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     head_only_ = request_.method == "HEAD";
 
     if (auto reply = listener_.handler.Immediate(request_)) {
-      return Respond(std::move(*reply), /*body_unread=*/request_.has_body);
+      return Respond(*reply, /*body_unread=*/request_.has_body);
     }
     if (!request_.has_body) return RunHandler(/*admit=*/true);
     const auto length = parser_->content_length();
@@ -241,7 +241,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       std::optional<Reply> reply =
           self->Guarded([&] { return self->listener_.handler.Admit(self->request_); });
       net::post(self->stream_.get_executor(), [self, reply = std::move(reply)]() mutable {
-        if (reply) return self->Respond(std::move(*reply), /*body_unread=*/true);
+        if (reply) return self->Respond(*reply, /*body_unread=*/true);
         self->ContinueAndReadBody();
       });
     });
@@ -283,7 +283,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (!reply)
         reply = self->Guarded([&] { return std::optional<Reply>(h.Handle(self->request_)); });
       net::post(self->stream_.get_executor(),
-                [self, reply = std::move(reply)]() mutable { self->Respond(std::move(*reply)); });
+                [self, reply = std::move(reply)]() mutable { self->Respond(*reply); });
     });
   }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "server/http_head.h"
 
 namespace webhookd {
 
@@ -108,12 +109,6 @@ class WorkPool {
   std::vector<Worker> workers_;
 };
 
-bool Quiet(const beast::error_code& ec) {
-  return ec == beast::error::timeout || ec == http::error::end_of_stream || ec == net::error::eof ||
-         ec == net::error::operation_aborted || ec == net::error::connection_reset ||
-         ec == net::error::broken_pipe || ec == http::error::partial_message;
-}
-
 // Header values come from the code, but a CR or LF must never split a header.
 std::string HeaderSafe(std::string_view v) {
   std::string out;
@@ -201,28 +196,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void OnHead(beast::error_code ec) {
-    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
-      return Refuse(431);
+    if (ec) {
+      const int status = StatusForParseError(ec);
+      return status == 0 ? Close() : Refuse(status);
     }
-    if (ec == http::error::body_limit) return Refuse(413);
-    if (ec && Quiet(ec)) return Close();
-    if (ec) return Refuse(400);
-    const auto& head = parser_->get();
-    if (std::distance(head.begin(), head.end()) > options_.max_header_fields) {
-      return Refuse(431);
+    if (const int status = ReadHead(parser_->get(), options_.max_header_fields, request_)) {
+      return Refuse(status);
     }
     beast::error_code ignored;
     request_.remote = stream_.socket().remote_endpoint(ignored).address().to_string();
-    request_.method = std::string(head.method_string());
-    const auto target = head.target();
-    if (!ParseTarget(std::string_view(target.data(), target.size()), &request_.path,
-                     &request_.params)) {
-      return Refuse(400);
-    }
-    request_.headers.reserve(static_cast<size_t>(std::distance(head.begin(), head.end())));
-    for (const auto& field : head) {
-      request_.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-    }
+    const auto& head = parser_->get();
     request_.has_body = !parser_->is_done();
     keep_alive_ = head.keep_alive();
     head_only_ = request_.method == "HEAD";
@@ -265,9 +248,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     stream_.expires_at(deadline_);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this(), admit_after](beast::error_code ec, size_t) {
-                       if (ec == http::error::body_limit) return self->Refuse(413);
-                       if (ec && Quiet(ec)) return self->Close();
-                       if (ec) return self->Refuse(400);
+                       if (ec) {
+                         const int status = StatusForParseError(ec);
+                         return status == 0 ? self->Close() : self->Refuse(status);
+                       }
                        self->request_.body = std::move(self->parser_->get().body());
                        self->RunHandler(admit_after);
                      });

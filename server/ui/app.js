@@ -18,6 +18,7 @@ const ROLE_LABELS = { admin: 'Admin', publisher: 'Publisher', tenant: 'Tenant po
 const session = {
   role: null, // 'admin' | 'publisher' | 'tenant', once the key is known to work
   notice: '', // shown on the sign-in page (e.g. why the session ended)
+  offeredKey: null, // a link's key, waiting for the user to say it may replace theirs
 };
 
 // Where each role may go, in menu order.
@@ -76,7 +77,9 @@ function matchRoute(path) {
 }
 
 // A portal link is /ui/#key=<key>. The key leaves the address bar (and this history
-// entry) before anything else happens, so it is never shown, bookmarked or shared.
+// entry) before anything else happens, so it is never shown, bookmarked or shared. It
+// never silently replaces the key this tab is signed in with: a link someone else made
+// could otherwise sign the user into their account (login CSRF); the user is asked.
 function takeKeyFromFragment() {
   const fragment = window.location.hash.replace(/^#/, '');
   if (!fragment.startsWith('key=')) return;
@@ -87,10 +90,34 @@ function takeKeyFromFragment() {
     key = '';
   }
   window.history.replaceState(null, '', '/ui/');
-  if (key) {
-    storeKey(key);
-    session.role = null;
+  if (!key || key === storedKey()) return;
+  if (storedKey()) {
+    session.offeredKey = key;
+    return;
   }
+  storeKey(key);
+  session.role = null;
+}
+
+function renderKeyChoice() {
+  document.title = 'Switch keys? · webhookd';
+  const main = document.getElementById('main');
+  const use = button('Use the link\u2019s key', () => {
+    storeKey(session.offeredKey);
+    session.offeredKey = null;
+    session.role = null;
+    render({ focus: true });
+  }, { class: 'btn-primary', id: 'use-link-key' });
+  const keep = button('Keep my key', () => {
+    session.offeredKey = null;
+    render({ focus: true });
+  }, { class: 'btn-ghost', id: 'keep-key' });
+  replace(main, h('div', { class: 'signin' }, h('section', { class: 'signin-card' },
+    h('h1', { tabindex: '-1' }, 'Switch keys?'),
+    h('p', null, 'You opened a link that signs in with another key, such as a tenant portal link. This tab is signed in already.'),
+    h('p', { class: 'hint' }, 'Switching replaces the key in use. If you did not expect this link, keep yours.'),
+    h('div', { class: 'actions' }, use, keep))));
+  use.focus();
 }
 
 let current = null; // the page on screen: {controller, cleanups}
@@ -199,6 +226,10 @@ async function render({ focus = false } = {}) {
   const generation = ++rendering;
   leavePage();
   dropStaleToast();
+  if (session.offeredKey) {
+    renderKeyChoice();
+    return;
+  }
   if (!storedKey()) {
     renderSignedOut();
     return;

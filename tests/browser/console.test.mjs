@@ -471,6 +471,31 @@ test('a portal link key is taken out of the address at once', async () => {
   assertNoProblems();
 });
 
+test('a link with another key asks before it replaces the key in use', async () => {
+  const other = await api('POST', '/v1/admin/tenants/csrf-check/portal-links', { ttl: '1h' });
+  assert.equal(other.status, 201, other.text);
+  const tab = await newPage('switch');
+  await signIn(tab, ADMIN_KEY);
+  assert.equal(await tab.locator('#session .role').textContent(), 'Admin');
+  const fragment = new URL(other.json.url).hash;
+  // Keep: nothing changes.
+  await tab.goto(`${BASE}/ui/${fragment}`);
+  await tab.getByRole('heading', { name: 'Switch keys?' }).waitFor();
+  assert.ok(!tab.url().includes('key='));
+  assert.equal(await tab.evaluate(() => sessionStorage.getItem('webhookd.key')), ADMIN_KEY);
+  await tab.locator('#keep-key').click();
+  await tab.locator('#session .role').waitFor();
+  assert.equal(await tab.locator('#session .role').textContent(), 'Admin');
+  assert.equal(await tab.evaluate(() => sessionStorage.getItem('webhookd.key')), ADMIN_KEY);
+  // Use: the link's key takes over.
+  await tab.goto(`${BASE}/ui/${fragment}`);
+  await tab.locator('#use-link-key').click();
+  await tab.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
+  assert.equal(await tab.evaluate(() => sessionStorage.getItem('webhookd.key')), other.json.key);
+  await tab.context().close();
+  assertNoProblems();
+});
+
 test('a tenant portal link shows that tenant only', async (t) => {
   const tenant = `acme-${Date.now()}`;
   const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });

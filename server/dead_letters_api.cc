@@ -9,6 +9,10 @@ using namespace api;
 
 namespace {
 
+// Dead letters one bulk replay request replays at most (in chunks of their own
+// transactions); the answer's `more` asks the caller to send it again.
+constexpr int64_t kBulkReplayPerRequest = 10000;
+
 // The list's filter, from the query string (or from a bulk replay's body, in the same
 // names).
 Result<DeadLetterFilter> DeadLetterFilterFrom(const ApiRequest& req) {
@@ -49,11 +53,14 @@ Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   ApiRequest as_query(req.scope);
   WEBHOOKD_ASSIGN_OR_RETURN(as_query.query, ParseReplayFilterBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(DeadLetterFilter filter, DeadLetterFilterFrom(as_query));
-  WEBHOOKD_ASSIGN_OR_RETURN(int64_t count,
-                            stores_.dead_letters.ReplayDeadLetters(filter, req.scope));
-  if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(count));
-  Log(LogLevel::kInfo, "replayed dead letters in bulk", {{"count", count}});
-  return JsonReply(202, BulkReplayedJson(count));
+  // Bounded per request, so one request cannot hold a thread and a connection for a
+  // million rows; `more` tells the caller to ask again.
+  WEBHOOKD_ASSIGN_OR_RETURN(
+      auto done, stores_.dead_letters.ReplayDeadLetters(filter, req.scope, kBulkReplayPerRequest));
+  if (metrics_ != nullptr) metrics_->replays.Inc(static_cast<uint64_t>(done.replayed));
+  Log(LogLevel::kInfo, "replayed dead letters in bulk",
+      {{"count", done.replayed}, {"more", done.more}});
+  return JsonReply(202, BulkReplayedJson(done.replayed, done.more));
 }
 
 }  // namespace webhookd

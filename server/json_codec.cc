@@ -445,7 +445,9 @@ Json ReplayedJson(int64_t delivery_id) {
   return Json{{"delivery_id", FormatId(kDeliveryPrefix, delivery_id)}};
 }
 
-Json BulkReplayedJson(int64_t count) { return Json{{"replayed", count}}; }
+Json BulkReplayedJson(int64_t count, bool more) {
+  return Json{{"replayed", count}, {"more", more}};
+}
 
 Json StatsJson(Duration window, const HealthStats& stats) {
   return Json{{"window", FormatDuration(window)},

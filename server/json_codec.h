@@ -71,7 +71,8 @@ Json AttemptsJson(const std::vector<Attempt>& attempts);
 std::string EventListText(const Listing<Event>& listing);
 Json TenantListJson(const TenantListing& listing);
 Json ReplayedJson(int64_t delivery_id);
-Json BulkReplayedJson(int64_t count);
+// The answer to a bulk replay: how many were replayed, and whether more may be left.
+Json BulkReplayedJson(int64_t count, bool more);
 Json StatsJson(Duration window, const HealthStats& stats);
 Json StatsSeriesJson(Duration window, Duration step, const std::vector<StatsPoint>& points);
 Json PortalLinkJson(const std::string& url, const std::string& key,

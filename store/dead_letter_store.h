@@ -24,6 +24,14 @@ class DeadLetterStore {
   // kNotFound, or kConflict when already replayed or the destination is deleted. Returns
   // the delivery id.
   virtual Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) = 0;
-  virtual Result<int64_t> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope) = 0;
+  // Replays the matching dead letters not yet replayed, in chunks of their own
+  // transactions, at most `max` of them (nullopt: all). `more` when it stopped at `max`
+  // with some perhaps left: calling again goes on where it stopped.
+  struct BulkReplay {
+    int64_t replayed = 0;
+    bool more = false;
+  };
+  virtual Result<BulkReplay> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope,
+                                               std::optional<int64_t> max) = 0;
 };
 }  // namespace webhookd

@@ -138,12 +138,13 @@ int DeadLetters(const std::vector<std::string>& args) {
                 FormatId(kDeliveryPrefix, *delivery).c_str());
     return 0;
   }
-  auto count = store.ReplayDeadLetters(filter, Scope::All());
+  // The operator's command replays every match; the API bounds each request.
+  auto count = store.ReplayDeadLetters(filter, Scope::All(), std::nullopt);
   if (!count) {
     std::fprintf(stderr, "webhookd: %s\n", count.error().message.c_str());
     return 1;
   }
-  std::printf("replayed %lld dead letters\n", static_cast<long long>(*count));
+  std::printf("replayed %lld dead letters\n", static_cast<long long>(count->replayed));
   return 0;
 }
 

@@ -756,10 +756,18 @@ Result<int64_t> PgStore::ReplayDeadLetter(int64_t id, const Scope& scope) {
   });
 }
 
-Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope) {
-  return Run([&](pqxx::connection& c) -> Result<int64_t> {
-    int64_t total = 0;
+Result<DeadLetterStore::BulkReplay> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter,
+                                                               const Scope& scope,
+                                                               std::optional<int64_t> max) {
+  return Run([&](pqxx::connection& c) -> Result<BulkReplay> {
+    BulkReplay done;
     for (;;) {
+      const int64_t chunk =
+          max ? std::min<int64_t>(kReplayChunk, *max - done.replayed) : int64_t{kReplayChunk};
+      if (chunk <= 0) {
+        done.more = true;
+        break;
+      }
       pqxx::work tx(c);
       auto r = Exec(tx, sql::kReplayDeadLetterChunk,
                     Params()
@@ -767,16 +775,16 @@ Result<int64_t> PgStore::ReplayDeadLetters(const DeadLetterFilter& filter, const
                         .Add(ReasonParam(filter))
                         .Add(filter.since)
                         .Add(filter.until)
-                        .Add(kReplayChunk)
+                        .Add(chunk)
                         .Add(filter.tenant_id)
                         .Add(scope.tenant_id));
       const int64_t n = r[0][0].as<int64_t>();
       if (n > 0) NotifyWakeup(tx);
       tx.commit();
-      total += n;
+      done.replayed += n;
       if (n == 0) break;
     }
-    return total;
+    return done;
   });
 }
 

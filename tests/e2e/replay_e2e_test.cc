@@ -127,7 +127,7 @@ TEST_F(ReplayE2eTest, ReplayKeepsTheIdSignsAfreshAndContinuesTheAttemptLog) {
   EXPECT_EQ(receiver.count(), 6u);
   // ...and the bulk replay skips what was replayed.
   EXPECT_EQ(Call("POST", "/v1/admin/dead-letters/replay", {{"destination_id", dest_id}}, 202),
-            Json({{"replayed", 0}}));
+            Json({{"replayed", 0}, {"more", false}}));
 }
 
 TEST_F(ReplayE2eTest, BulkReplayTakesEveryOpenDeadLetterOfTheDestination) {
@@ -151,7 +151,7 @@ TEST_F(ReplayE2eTest, BulkReplayTakesEveryOpenDeadLetterOfTheDestination) {
 
   fixed = true;
   EXPECT_EQ(Call("POST", "/v1/admin/dead-letters/replay", {{"destination_id", dest_id}}, 202),
-            Json({{"replayed", 3}}));
+            Json({{"replayed", 3}, {"more", false}}));
   ASSERT_TRUE(WaitUntil(
       [&] {
         for (const auto& id : deliveries)
@@ -165,7 +165,7 @@ TEST_F(ReplayE2eTest, BulkReplayTakesEveryOpenDeadLetterOfTheDestination) {
   EXPECT_EQ(other.count(), 1u);
   EXPECT_TRUE(DeadLetters(other_id)[0]["replayed_at"].is_null());
   EXPECT_EQ(Call("POST", "/v1/admin/dead-letters/replay", {{"destination_id", dest_id}}, 202),
-            Json({{"replayed", 0}}));
+            Json({{"replayed", 0}, {"more", false}}));
 }
 
 TEST_F(ReplayE2eTest, APublisherKeyMayNotSeeOrReplayDeadLetters) {

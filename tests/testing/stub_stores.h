@@ -92,7 +92,10 @@ class StubApiStores final : public DestinationStore,
     return No();
   }
   Result<int64_t> ReplayDeadLetter(int64_t, const Scope&) override { return No(); }
-  Result<int64_t> ReplayDeadLetters(const DeadLetterFilter&, const Scope&) override { return No(); }
+  Result<BulkReplay> ReplayDeadLetters(const DeadLetterFilter&, const Scope&,
+                                       std::optional<int64_t>) override {
+    return No();
+  }
   Result<TenantListing> ListTenants(const TenantPage&) override { return No(); }
   Result<bool> Ready() override {
     ++calls;

@@ -2,7 +2,7 @@
 
 import * as api from '../api.js';
 import {
-  badge, busy, button, confirmDialog, errorBox, h, localInputToRfc3339, replace,
+  badge, busy, button, confirmDialog, errorBox, h, loading, localInputToRfc3339, replace,
   rfc3339ToLocalInput, show, time, toast,
 } from '../dom.js';
 import {
@@ -111,8 +111,14 @@ export function render(ctx) {
     try {
       const body = {};
       for (const name of FILTERS) if (query[name]) body[name] = query[name];
-      const r = await api.post('/v1/admin/dead-letters/replay', body, { signal: ctx.signal });
-      const replayed = r && typeof r.replayed === 'number' ? r.replayed : 0;
+      // Each request replays at most 10,000 and says whether more are left.
+      let replayed = 0;
+      for (let round = 0; round < 1000; round += 1) {
+        const r = await api.post('/v1/admin/dead-letters/replay', body, { signal: ctx.signal });
+        replayed += r && typeof r.replayed === 'number' ? r.replayed : 0;
+        if (!r || !r.more || !ctx.alive()) break;
+        replace(notices, loading(`${replayed} replayed so far\u2026`));
+      }
       replace(notices, h('div', { class: 'alert alert-ok', id: 'replay-result' },
         `${replayed} dead letter${replayed === 1 ? '' : 's'} replayed: their deliveries are pending again.`));
       showList();

@@ -191,9 +191,9 @@ TEST_F(DeadLetterPgTest, ADeadLetterOfADeletedDestinationIsAConflict) {
   EXPECT_EQ(db_.Scalar("SELECT replayed_at IS NULL FROM dead_letters WHERE id = " + N(dl)), "t");
   EXPECT_EQ(Column(delivery, "status"), "dead_lettered");
   // Nor does a bulk replay take it.
-  auto bulk = store_.ReplayDeadLetters({}, Scope::All());
+  auto bulk = store_.ReplayDeadLetters({}, Scope::All(), std::nullopt);
   ASSERT_TRUE(bulk);
-  EXPECT_EQ(*bulk, 0);
+  EXPECT_EQ(bulk->replayed, 0);
   EXPECT_EQ(Column(delivery, "status"), "dead_lettered");
 }
 
@@ -302,9 +302,9 @@ TEST_P(DeadLetterFilterTest, BulkReplayTakesExactlyTheMatchingUnreplayedOnes) {
   ASSERT_FALSE(expected.empty());
   ASSERT_LT(expected.size(), 8u);  // the filter leaves some out
 
-  auto n = store_.ReplayDeadLetters(filter, Scope::All());
+  auto n = store_.ReplayDeadLetters(filter, Scope::All(), std::nullopt);
   ASSERT_TRUE(n) << n.error().message;
-  EXPECT_EQ(*n, static_cast<int64_t>(expected.size()));
+  EXPECT_EQ(n->replayed, static_cast<int64_t>(expected.size()));
 
   auto replayed = Ids(db_.Scalar(
       "SELECT string_agg(id::text, ',' ORDER BY id) FROM dead_letters WHERE replayed_at IS "
@@ -318,9 +318,9 @@ TEST_P(DeadLetterFilterTest, BulkReplayTakesExactlyTheMatchingUnreplayedOnes) {
   EXPECT_EQ(std::set<int64_t>(pending.begin(), pending.end()), want);
 
   // Nothing is left for the same filter.
-  auto again = store_.ReplayDeadLetters(filter, Scope::All());
+  auto again = store_.ReplayDeadLetters(filter, Scope::All(), std::nullopt);
   ASSERT_TRUE(again);
-  EXPECT_EQ(*again, 0);
+  EXPECT_EQ(again->replayed, 0);
 }
 
 DeadLetterFilter ByDestination(const Fixture& f) {
@@ -376,22 +376,42 @@ TEST_F(DeadLetterPgTest, TwoConcurrentBulkReplaysNeverReplayOneDeadLetterTwice) 
       " EXECUTE FUNCTION log_replay();");
 
   std::latch start(2);
-  Result<int64_t> counts[2];
+  Result<DeadLetterStore::BulkReplay> counts[2];
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       start.arrive_and_wait();
-      counts[t] = store_.ReplayDeadLetters({}, Scope::All());
+      counts[t] = store_.ReplayDeadLetters({}, Scope::All(), std::nullopt);
     });
   }
   for (auto& t : threads) t.join();
   ASSERT_TRUE(counts[0]) << counts[0].error().message;
   ASSERT_TRUE(counts[1]) << counts[1].error().message;
-  EXPECT_EQ(*counts[0] + *counts[1], kLetters);
+  EXPECT_EQ(counts[0]->replayed + counts[1]->replayed, kLetters);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM replay_log"), N(kLetters));
   EXPECT_EQ(db_.Scalar("SELECT count(DISTINCT dead_letter_id) FROM replay_log"), N(kLetters));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), "0");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), N(kLetters));
+}
+
+// A bound per call: at most `max`, then `more`; the next call goes on where it stopped.
+TEST_F(DeadLetterPgTest, ABoundedBulkReplayStopsAtItsBoundAndGoesOnWhenAskedAgain) {
+  const int64_t dst = CreateDestination();
+  InsertDeadLetters(dst, 12000);
+  auto first = store_.ReplayDeadLetters({}, Scope::All(), 10000);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->replayed, 10000);
+  EXPECT_TRUE(first->more);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), "2000");
+  auto second = store_.ReplayDeadLetters({}, Scope::All(), 10000);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->replayed, 2000);
+  EXPECT_FALSE(second->more);
+  auto none = store_.ReplayDeadLetters({}, Scope::All(), 10000);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->replayed, 0);
+  EXPECT_FALSE(none->more);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), "12000");
 }
 
 TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
@@ -401,10 +421,10 @@ TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
   ASSERT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), N(kLetters));
 
   const auto start = std::chrono::steady_clock::now();
-  auto n = store_.ReplayDeadLetters({}, Scope::All());
+  auto n = store_.ReplayDeadLetters({}, Scope::All(), std::nullopt);
   const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_TRUE(n) << n.error().message;
-  EXPECT_EQ(*n, kLetters);
+  EXPECT_EQ(n->replayed, kLetters);
   EXPECT_LT(took, 30s) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
                        << " ms";
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"

@@ -61,9 +61,9 @@ TEST_F(DeliveryCountsPgTest, EveryWriteKeepsTheGaugesEqualToTheRows) {
           dead});
   ExpectGaugesMatchRows("a success, a retry and a dead letter");
 
-  auto replayed = store_.ReplayDeadLetters(DeadLetterFilter{}, Scope::All());
+  auto replayed = store_.ReplayDeadLetters(DeadLetterFilter{}, Scope::All(), std::nullopt);
   ASSERT_TRUE(replayed) << replayed.error().message;
-  ASSERT_EQ(*replayed, 1);
+  ASSERT_EQ(replayed->replayed, 1);
   ExpectGaugesMatchRows("a replay");
 
   db_.Exec(

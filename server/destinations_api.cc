@@ -23,7 +23,8 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.enabled = fields.enabled.value_or(true);
   d.max_in_flight = fields.max_in_flight.value_or(std::nullopt);
   d.rate_limit = fields.rate_limit.value_or(std::nullopt);
-  WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(d, options_.max_destinations_per_tenant));
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(
+                                                     d, options_.max_destinations_per_tenant));
   return JsonReply(201, DestinationJson(created, options_.destination_max_in_flight, true));
 }
 

@@ -15,21 +15,14 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  const size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1,
-                     start == std::string::npos ? end + 1 : end - start);
-}
-
 TEST(QuotaSecurityTest, ATenantsDestinationsAreBoundedEvenWhenCreatedAtOnce) {
   TestDatabase db;
   WebhookdProcess webhookd(db.url(), "server", {{"WEBHOOKD_MAX_DESTINATIONS_PER_TENANT", "5"}});
   const auto tenant_key = [&](const std::string& tenant) {
-    auto [code, out] = WebhookdProcess::RunCommand(
-        {"keys", "create", "--role", "tenant", "--tenant", tenant}, {{"DATABASE_URL", db.url()}});
-    EXPECT_EQ(code, 0) << out;
-    return LastLine(out);
+    std::string key =
+        WebhookdProcess::CreateKey(db.url(), {"--role", "tenant", "--tenant", tenant});
+    EXPECT_FALSE(key.empty());
+    return key;
   };
   const std::string acme = tenant_key("acme");
   const Json dest = {{"url", "http://127.0.0.1:9/hook"}};

@@ -112,4 +112,17 @@ std::pair<int, std::string> WebhookdProcess::RunCommand(
   return {code.value_or(-1), ReadFile(log)};
 }
 
+std::string WebhookdProcess::CreateKey(const std::string& database_url,
+                                       const std::vector<std::string>& flags) {
+  std::vector<std::string> args = {"keys", "create"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const auto [code, out] = RunCommand(args, {{"DATABASE_URL", database_url}});
+  if (code != 0) return "";
+  const size_t end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const size_t start = out.rfind('\n', end);
+  return out.substr(start == std::string::npos ? 0 : start + 1,
+                    start == std::string::npos ? end + 1 : end - start);
+}
+
 }  // namespace webhookd::testing

@@ -42,6 +42,11 @@ class WebhookdProcess {
   static std::pair<int, std::string> RunCommand(const std::vector<std::string>& args,
                                                 const std::map<std::string, std::string>& env);
 
+  // `webhookd keys create <flags>` against `database_url`: the key it printed alone on its
+  // last line, or "" when the command failed.
+  static std::string CreateKey(const std::string& database_url,
+                               const std::vector<std::string>& flags);
+
  private:
   int port_ = 0;
   std::string admin_key_;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "base/duration.h"
+#include "base/encoding.h"
 #include "base/strings.h"
 
 namespace webhookd {
@@ -221,6 +222,16 @@ bool BootstrapKey(std::string_view v, Config& c) {
   return ok;
 }
 
+// Base64 of exactly 32 bytes: an AES-256 key.
+Apply EncryptionKey(std::optional<std::string> Config::*field) {
+  return [=](std::string_view v, Config& c) {
+    std::optional<std::string> key = Base64Decode(Trim(v));
+    if (!key || key->size() != 32) return false;
+    c.*field = std::move(*key);
+    return true;
+  };
+}
+
 bool Schedule(std::string_view v, Config& c) {
   std::optional<std::vector<Duration>> schedule = ParseSchedule(v);
   if (schedule) c.retry_schedule = std::move(*schedule);
@@ -280,6 +291,16 @@ const std::vector<Setting>& Settings() {
        false,
        true,
        BootstrapKey},
+      {{"WEBHOOKD_ENCRYPTION_KEY", "unset",
+        "base64 of 32 bytes, e.g. from openssl rand -base64 32"},
+       false,
+       true,
+       EncryptionKey(&Config::encryption_key)},
+      {{"WEBHOOKD_ENCRYPTION_KEY_PREVIOUS", "unset",
+        "base64 of 32 bytes, e.g. from openssl rand -base64 32"},
+       false,
+       true,
+       EncryptionKey(&Config::encryption_key_previous)},
       {{"WEBHOOKD_RETRY_SCHEDULE", "`30s,2m,10m,1h`",
         "1 to 20 comma-separated durations above zero like 30s,2m,10m,1h"},
        false,
@@ -379,6 +400,12 @@ Result<Config> LoadConfig(const EnvLookup& env) {
     public_url_set = public_url_set || s.doc.name == "WEBHOOKD_PUBLIC_URL";
   }
   if (!public_url_set) config.public_url = DefaultPublicUrl(config.addr);
+  if (config.encryption_key_previous && !config.encryption_key) {
+    // Without a current key new values would go in plaintext mid-change.
+    return Fail(ErrorKind::kInvalid,
+                "WEBHOOKD_ENCRYPTION_KEY_PREVIOUS: set only beside WEBHOOKD_ENCRYPTION_KEY, "
+                "during a key change");
+  }
   if (config.lease <= config.attempt_timeout) {
     // A lease that ends before the attempt can would let a second worker send it too.
     return Fail(ErrorKind::kInvalid,

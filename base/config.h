@@ -27,6 +27,9 @@ struct Config {
   ListenAddress addr{"127.0.0.1", 8080};
   std::optional<ListenAddress> worker_addr = ListenAddress{"127.0.0.1", 9090};  // nullopt = off
   std::optional<std::string> bootstrap_admin_key;
+  // WEBHOOKD_ENCRYPTION_KEY(_PREVIOUS), decoded: 32 raw bytes each (base/secret_box.h).
+  std::optional<std::string> encryption_key;
+  std::optional<std::string> encryption_key_previous;
   std::vector<Duration> retry_schedule;  // waits before attempts 2..N
   double retry_jitter = 0.2;             // in [0, 1)
   int worker_concurrency = 64;

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/encoding.h"
+
 namespace webhookd {
 namespace {
 
@@ -295,6 +297,28 @@ TEST(ConfigTest, BootstrapKeyIsCheckedButNeverEchoed) {
   EXPECT_TRUE(LoadConfig(Env({{"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", std::string(256, 'k')}})));
 }
 
+TEST(ConfigTest, EncryptionKeysAreBase64Of32BytesNeverEchoed) {
+  const std::string key = Base64Encode(std::string(32, 'k'));
+  const std::string previous = Base64Encode(std::string(32, 'p'));
+  const Config c = LoadConfig(Env({{"WEBHOOKD_ENCRYPTION_KEY", key},
+                                   {"WEBHOOKD_ENCRYPTION_KEY_PREVIOUS", previous}}))
+                       .value();
+  EXPECT_EQ(c.encryption_key, std::string(32, 'k'));
+  EXPECT_EQ(c.encryption_key_previous, std::string(32, 'p'));
+  EXPECT_FALSE(LoadConfig(Env({})).value().encryption_key);
+  for (const std::string& bad : {Base64Encode(std::string(31, 'k')),
+                                 Base64Encode(std::string(33, 'k')), std::string("not base64!")}) {
+    const Error e = Refused({{"WEBHOOKD_ENCRYPTION_KEY", bad}});
+    EXPECT_EQ(e.message,
+              "WEBHOOKD_ENCRYPTION_KEY: expected base64 of 32 bytes, e.g. from openssl rand "
+              "-base64 32 (value not shown)");
+  }
+  // A previous key alone would mean writing plaintext in the middle of a key change.
+  const Error alone = Refused({{"WEBHOOKD_ENCRYPTION_KEY_PREVIOUS", previous}});
+  EXPECT_TRUE(alone.message.starts_with("WEBHOOKD_ENCRYPTION_KEY_PREVIOUS: set only beside"))
+      << alone.message;
+}
+
 TEST(ConfigTest, DatabaseUrlNeverAppearsInAnotherVariablesError) {
   const Error e =
       Refused({{"DATABASE_URL", "postgresql://user:hunter2@db/x"}, {"WEBHOOKD_LOG_LEVEL", "loud"}});
@@ -353,7 +377,7 @@ TEST(ConfigTest, EveryVariableIsDocumentedWithItsDefault) {
     documented[line.substr(3, name_end - 3)] = line.substr(col + 3, col_end - col - 3);
   }
   const std::vector<ConfigVariable> variables = ConfigVariables();
-  EXPECT_EQ(variables.size(), 22u);
+  EXPECT_EQ(variables.size(), 24u);
   for (const ConfigVariable& v : variables) {
     auto it = documented.find(std::string(v.name));
     ASSERT_NE(it, documented.end()) << v.name << " is not in docs/configuration.md";

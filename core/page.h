@@ -1,6 +1,6 @@
 #pragma once
 
-// Paging of the newest-first lists.
+// Paging of the lists: newest first, and a delivery's attempts oldest first.
 
 #include <cstdint>
 #include <optional>
@@ -18,6 +18,14 @@ template <typename T>
 struct Listing {
   std::vector<T> items;
   std::optional<int64_t> next_before_id;  // nullopt: this was the last page
+};
+
+// A delivery's attempts, oldest first: a page holds attempt numbers above `after`. The
+// default page is the API's largest, so "every attempt" is one page for any delivery a
+// retry schedule and a few replays make, and a bounded one beyond that.
+struct AttemptPage {
+  int limit = 1000;
+  int after = 0;
 };
 
 }  // namespace webhookd

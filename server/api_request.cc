@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "base/strings.h"
 #include "core/validation.h"
 
 namespace webhookd::api {
@@ -22,14 +23,14 @@ std::optional<std::string> QueryValue(const ApiRequest& req, const std::string& 
   return it->second;
 }
 
-int ParseLimit(const ApiRequest& req, std::vector<FieldError>& errors) {
+int ParseLimit(const ApiRequest& req, std::vector<FieldError>& errors, int absent) {
   auto limit = QueryValue(req, "limit");
-  if (!limit) return kDefaultLimit;
+  if (!limit) return absent;
   int value = 0;
   const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), value);
   if (ec != std::errc() || end != limit->data() + limit->size() || value < 1 || value > kMaxLimit) {
     errors.push_back({"limit", "must be an integer from 1 to 1000"});
-    return kDefaultLimit;
+    return absent;
   }
   return value;
 }
@@ -41,6 +42,22 @@ Result<Page> ParsePage(const ApiRequest& req, std::string_view prefix) {
   if (auto cursor = QueryValue(req, "cursor"); cursor && !cursor->empty()) {
     page.before_id = ParseId(prefix, *cursor);
     if (!page.before_id) errors.push_back({"cursor", "is not a cursor from this list"});
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return page;
+}
+
+Result<AttemptPage> ParseAttemptPage(const ApiRequest& req) {
+  AttemptPage page;
+  std::vector<FieldError> errors;
+  page.limit = ParseLimit(req, errors, kMaxLimit);
+  if (auto cursor = QueryValue(req, "cursor"); cursor && !cursor->empty()) {
+    const std::optional<int64_t> after = ParseBoundedInt(*cursor, 0, 1'000'000'000);
+    if (after) {
+      page.after = static_cast<int>(*after);
+    } else {
+      errors.push_back({"cursor", "is not a cursor from this list"});
+    }
   }
   if (!errors.empty()) return Invalid(std::move(errors));
   return page;

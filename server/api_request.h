@@ -17,11 +17,15 @@ Reply JsonReply(int status, const Json& body);
 
 std::optional<std::string> QueryValue(const ApiRequest& req, const std::string& name);
 
-// ?limit=, 1 to 1000; 50 when absent. A bad value adds its error to `errors`.
-int ParseLimit(const ApiRequest& req, std::vector<FieldError>& errors);
+// ?limit=, 1 to 1000; `absent` (50) when absent. A bad value adds its error to `errors`.
+int ParseLimit(const ApiRequest& req, std::vector<FieldError>& errors, int absent = 50);
 
 // ?limit= and ?cursor=; the cursor is the id of the last item of the previous page.
 Result<Page> ParsePage(const ApiRequest& req, std::string_view prefix);
+
+// ?limit= (default 1000) and ?cursor= of a delivery's attempts, oldest first; the cursor
+// is the last attempt number of the previous page.
+Result<AttemptPage> ParseAttemptPage(const ApiRequest& req);
 
 // The {} of the route as an id of `prefix`'s kind: kNotFound, saying "no <what> with that
 // id", when it is not one (an id of another kind names nothing here).

@@ -76,7 +76,8 @@ Result<Reply> Api::ListDeliveries(const ApiRequest& req) {
 
 Result<Reply> Api::ListAttempts(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeliveryPrefix, "delivery"));
-  WEBHOOKD_ASSIGN_OR_RETURN(auto attempts, stores_.deliveries.ListAttempts(id, req.scope));
+  WEBHOOKD_ASSIGN_OR_RETURN(AttemptPage page, ParseAttemptPage(req));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto attempts, stores_.deliveries.ListAttempts(id, page, req.scope));
   return JsonReply(200, AttemptsJson(attempts));
 }
 

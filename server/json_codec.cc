@@ -415,10 +415,12 @@ Json RotatedSecretJson(const std::string& secret, Timestamp previous_valid_until
   return Json{{"secret", secret}, {"previous_valid_until", FormatRfc3339(previous_valid_until)}};
 }
 
-Json AttemptsJson(const std::vector<Attempt>& attempts) {
+Json AttemptsJson(const Listing<Attempt>& attempts) {
   Json data = Json::array();
-  for (const Attempt& a : attempts) data.push_back(AttemptJson(a));
-  return Json{{"data", std::move(data)}, {"next_cursor", nullptr}};
+  for (const Attempt& a : attempts.items) data.push_back(AttemptJson(a));
+  // The cursor is the last attempt number of the page.
+  Json next = attempts.next_before_id ? Json(std::to_string(*attempts.next_before_id)) : Json();
+  return Json{{"data", std::move(data)}, {"next_cursor", std::move(next)}};
 }
 
 std::string EventListText(const Listing<Event>& listing) {

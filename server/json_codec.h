@@ -66,7 +66,8 @@ Json TenantJson(const TenantSummary& t);
 Json SecretJson(const std::string& secret);
 Json RotatedSecretJson(const std::string& secret, Timestamp previous_valid_until);
 // A list of every item and no further page.
-Json AttemptsJson(const std::vector<Attempt>& attempts);
+// One page of a delivery's attempts, oldest first.
+Json AttemptsJson(const Listing<Attempt>& attempts);
 // The text of GET /v1/events: each payload as its stored bytes (EventText).
 std::string EventListText(const Listing<Event>& listing);
 Json TenantListJson(const TenantListing& listing);

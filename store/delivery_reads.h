@@ -22,7 +22,9 @@ class DeliveryReads {
   virtual Result<Delivery> GetDelivery(int64_t id, const Scope& scope) = 0;
   virtual Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page,
                                                    const Scope& scope) = 0;
-  // Oldest first; kNotFound when the delivery is unknown or outside `scope`.
-  virtual Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id, const Scope& scope) = 0;
+  // Oldest first, one page; next_before_id of the listing is the attempt number to go on
+  // after. kNotFound when the delivery is unknown or outside `scope`.
+  virtual Result<Listing<Attempt>> ListAttempts(int64_t delivery_id, const AttemptPage& page,
+                                                const Scope& scope) = 0;
 };
 }  // namespace webhookd

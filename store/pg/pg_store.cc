@@ -456,17 +456,23 @@ Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, 
                             page, ToDelivery);
 }
 
-Result<std::vector<Attempt>> PgStore::ListAttempts(int64_t delivery_id, const Scope& scope) {
-  return Run([&](pqxx::connection& c) -> Result<std::vector<Attempt>> {
+Result<Listing<Attempt>> PgStore::ListAttempts(int64_t delivery_id, const AttemptPage& page,
+                                               const Scope& scope) {
+  return Run([&](pqxx::connection& c) -> Result<Listing<Attempt>> {
     pqxx::work tx(c);
     if (Exec(tx, sql::kGetDelivery, Params().Add(delivery_id).Add(scope.tenant_id)).empty()) {
       return Fail(ErrorKind::kNotFound, "no delivery with that id");
     }
-    std::vector<Attempt> attempts;
-    for (const auto& r : Exec(tx, sql::kListAttempts, Params().Add(delivery_id))) {
-      attempts.push_back(ToAttempt(r));
+    Listing<Attempt> listing;
+    for (const auto& r : Exec(tx, sql::kListAttempts,
+                              Params().Add(delivery_id).Add(page.after).Add(page.limit + 1))) {
+      listing.items.push_back(ToAttempt(r));
     }
-    return attempts;
+    if (static_cast<int>(listing.items.size()) > page.limit) {
+      listing.items.resize(page.limit);
+      listing.next_before_id = listing.items.back().attempt_number;
+    }
+    return listing;
   });
 }
 

@@ -54,7 +54,8 @@ class PgStore final : public Store {
   Result<Delivery> GetDelivery(int64_t id, const Scope& scope) override;
   Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page,
                                            const Scope& scope) override;
-  Result<std::vector<Attempt>> ListAttempts(int64_t delivery_id, const Scope& scope) override;
+  Result<Listing<Attempt>> ListAttempts(int64_t delivery_id, const AttemptPage& page,
+                                        const Scope& scope) override;
   Result<ClaimedBatch> ClaimDue(int limit, Duration lease, int default_cap) override;
   Result<RecordedOutcomes> RecordOutcomes(std::span<const AttemptRecord> records,
                                           const ProtectionSettings& protection) override;

@@ -268,6 +268,10 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
       {"patch bad id", "PATCH", "/v1/destinations/abc", R"({"enabled": false})", 404, ""},
       // ---- lists ----
       {"cursor zzz", "GET", "/v1/events?cursor=zzz", std::nullopt, 422, "cursor"},
+      {"attempts cursor not a number", "GET", "/v1/deliveries/dlv_1/attempts?cursor=dlv_1",
+       std::nullopt, 422, "cursor"},
+      {"attempts limit 0", "GET", "/v1/deliveries/dlv_1/attempts?limit=0", std::nullopt, 422,
+       "limit"},
       {"cursor of another kind", "GET", "/v1/destinations?cursor=evt_1", std::nullopt, 422,
        "cursor"},
       {"cursor overflowing int64", "GET", "/v1/deliveries?cursor=dlv_99999999999999999999",

@@ -86,7 +86,9 @@ class StubApiStores final : public DestinationStore,
                                            const Scope&) override {
     return No();
   }
-  Result<std::vector<Attempt>> ListAttempts(int64_t, const Scope&) override { return No(); }
+  Result<Listing<Attempt>> ListAttempts(int64_t, const AttemptPage&, const Scope&) override {
+    return No();
+  }
   Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter&, const Page&,
                                               const Scope&) override {
     return No();

@@ -354,16 +354,16 @@ TEST_F(ClaimPgTest, ASuccessIsRecordedWithItsAttempt) {
   ASSERT_TRUE(delivery);
   EXPECT_EQ(delivery->status, DeliveryStatus::kSucceeded);
   EXPECT_EQ(delivery->last_attempt_at, r.started_at);
-  auto attempts = store_.ListAttempts(id, Scope::All());
+  auto attempts = store_.ListAttempts(id, AttemptPage{}, Scope::All());
   ASSERT_TRUE(attempts);
-  ASSERT_EQ(attempts->size(), 1u);
-  EXPECT_EQ((*attempts)[0].attempt_number, 1);
-  EXPECT_EQ((*attempts)[0].started_at, r.started_at);
-  EXPECT_EQ((*attempts)[0].duration_ms, 12);
-  EXPECT_EQ((*attempts)[0].status_code, 200);
-  EXPECT_FALSE((*attempts)[0].error);
-  EXPECT_EQ((*attempts)[0].response_body, "ok");
-  EXPECT_EQ((*attempts)[0].outcome, Outcome::kSuccess);
+  ASSERT_EQ(attempts->items.size(), 1u);
+  EXPECT_EQ(attempts->items[0].attempt_number, 1);
+  EXPECT_EQ(attempts->items[0].started_at, r.started_at);
+  EXPECT_EQ(attempts->items[0].duration_ms, 12);
+  EXPECT_EQ(attempts->items[0].status_code, 200);
+  EXPECT_FALSE(attempts->items[0].error);
+  EXPECT_EQ(attempts->items[0].response_body, "ok");
+  EXPECT_EQ(attempts->items[0].outcome, Outcome::kSuccess);
   // Recording it twice changes nothing.
   EXPECT_TRUE(Record({r}).empty());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "1");
@@ -410,15 +410,15 @@ TEST_F(ClaimPgTest, ARetryIsDueAfterItsWaitAndCountsTheAttempt) {
   EXPECT_EQ(Column(id, "last_status_code"), "");
   EXPECT_EQ(Column(id, "last_error"), "connection refused");
 
-  auto attempts = store_.ListAttempts(id, Scope::All());
+  auto attempts = store_.ListAttempts(id, AttemptPage{}, Scope::All());
   ASSERT_TRUE(attempts);
-  ASSERT_EQ(attempts->size(), 2u);
-  EXPECT_EQ((*attempts)[0].attempt_number, 1);
-  EXPECT_EQ((*attempts)[0].status_code, 503);
-  EXPECT_EQ((*attempts)[1].attempt_number, 2);
-  EXPECT_FALSE((*attempts)[1].status_code);
-  EXPECT_EQ((*attempts)[1].error, "connection refused");
-  EXPECT_LE((*attempts)[0].started_at, (*attempts)[1].started_at);
+  ASSERT_EQ(attempts->items.size(), 2u);
+  EXPECT_EQ(attempts->items[0].attempt_number, 1);
+  EXPECT_EQ(attempts->items[0].status_code, 503);
+  EXPECT_EQ(attempts->items[1].attempt_number, 2);
+  EXPECT_FALSE(attempts->items[1].status_code);
+  EXPECT_EQ(attempts->items[1].error, "connection refused");
+  EXPECT_LE(attempts->items[0].started_at, attempts->items[1].started_at);
 }
 
 TEST_F(ClaimPgTest, ListAttemptsIsOldestFirstAndNotFoundForAnUnknownDelivery) {
@@ -433,11 +433,11 @@ TEST_F(ClaimPgTest, ListAttemptsIsOldestFirstAndNotFoundForAnUnknownDelivery) {
       " VALUES (" +
       N(id) + ", 3, now(), 1, 'retryable'), (" + N(id) + ", 1, now(), 1, 'retryable'), (" + N(id) +
       ", 2, now(), 1, 'retryable')");
-  auto attempts = store_.ListAttempts(id, Scope::All());
+  auto attempts = store_.ListAttempts(id, AttemptPage{}, Scope::All());
   ASSERT_TRUE(attempts);
-  ASSERT_EQ(attempts->size(), 3u);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ((*attempts)[i].attempt_number, i + 1);
-  auto none = store_.ListAttempts(id + 1000, Scope::All());
+  ASSERT_EQ(attempts->items.size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(attempts->items[i].attempt_number, i + 1);
+  auto none = store_.ListAttempts(id + 1000, AttemptPage{}, Scope::All());
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().kind, ErrorKind::kNotFound);
 }
@@ -538,15 +538,15 @@ TEST_F(ClaimPgTest, ABatchOfOutcomesIsWrittenTogetherAndKeepsItsText) {
   EXPECT_EQ(applied, expected);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "4");
 
-  auto a0 = store_.ListAttempts(claimed[0].delivery_id, Scope::All());
+  auto a0 = store_.ListAttempts(claimed[0].delivery_id, AttemptPage{}, Scope::All());
   ASSERT_TRUE(a0);
-  ASSERT_EQ(a0->size(), 1u);
-  EXPECT_EQ((*a0)[0].response_body, tricky);
+  ASSERT_EQ(a0->items.size(), 1u);
+  EXPECT_EQ(a0->items[0].response_body, tricky);
   EXPECT_EQ(Column(claimed[1].delivery_id, "last_error"), tricky);
   EXPECT_EQ(Column(claimed[1].delivery_id, "status"), "pending");
-  auto a2 = store_.ListAttempts(claimed[2].delivery_id, Scope::All());
+  auto a2 = store_.ListAttempts(claimed[2].delivery_id, AttemptPage{}, Scope::All());
   ASSERT_TRUE(a2);
-  EXPECT_EQ((*a2)[0].response_body, "NULL");
+  EXPECT_EQ(a2->items[0].response_body, "NULL");
   EXPECT_EQ(Column(claimed[2].delivery_id, "status"), "dead_lettered");
   EXPECT_EQ(Column(claimed[3].delivery_id, "last_error IS NULL"), "f");
   EXPECT_EQ(Column(claimed[3].delivery_id, "last_error"), "NULL");

@@ -136,10 +136,21 @@ TEST_F(DeadLetterPgTest, AReplayRestartsTheCycleAndKeepsTheAttempts) {
   ASSERT_TRUE(store_.ReleaseClaims(std::vector<ReleasedClaim>{
       {claimed->deliveries[0].delivery_id, claimed->deliveries[0].claim_token}}));
   FailUntilDeadLettered(5);
-  auto attempts = store_.ListAttempts(delivery, Scope::All());
+  auto attempts = store_.ListAttempts(delivery, AttemptPage{}, Scope::All());
   ASSERT_TRUE(attempts);
-  ASSERT_EQ(attempts->size(), 10u);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ((*attempts)[i].attempt_number, i + 1);
+  ASSERT_EQ(attempts->items.size(), 10u);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(attempts->items[i].attempt_number, i + 1);
+  EXPECT_FALSE(attempts->next_before_id);
+  // Replays make attempts without end: they come in pages, each after the last one's.
+  auto page = store_.ListAttempts(delivery, AttemptPage{.limit = 4, .after = 0}, Scope::All());
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->items.size(), 4u);
+  EXPECT_EQ(page->next_before_id, 4);
+  page = store_.ListAttempts(delivery, AttemptPage{.limit = 4, .after = 8}, Scope::All());
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->items[0].attempt_number, 9);
+  EXPECT_FALSE(page->next_before_id);
   const int64_t second = DeadLetterOf(delivery);
   ASSERT_NE(second, dl);
   EXPECT_EQ(db_.Scalar("SELECT attempt_count FROM dead_letters WHERE id = " + N(second)), "10");

@@ -216,9 +216,9 @@ TEST_F(ProtectionPgTest, AnOpenCircuitsDueDeliveriesAreClaimedAsSkipsBeyondTheCa
             "8");
   EXPECT_EQ(Col(dst, "consecutive_failures"), "3");  // skips are no attempt at the receiver
   EXPECT_EQ(Col(dst, "circuit"), "open");
-  auto attempts = store_.ListAttempts(batch.deliveries[0].delivery_id, Scope::All());
+  auto attempts = store_.ListAttempts(batch.deliveries[0].delivery_id, AttemptPage{}, Scope::All());
   ASSERT_TRUE(attempts);
-  EXPECT_EQ(attempts->back().outcome, Outcome::kSkipped);
+  EXPECT_EQ(attempts->items.back().outcome, Outcome::kSkipped);
 }
 
 TEST_F(ProtectionPgTest, AtNextProbeAtExactlyOneDeliveryIsProbedAndTheRestWait) {

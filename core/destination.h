@@ -50,6 +50,11 @@ struct Destination {
   std::optional<std::string> tenant_id = std::nullopt;  // set at creation, never changed
 };
 
+// How responses show a custom header's value (values are write-only, like the secret).
+// In a patch, a header given this value keeps the value it has (so a body read back can
+// be sent again unchanged); store/pg/sql/update_destination.sql applies that.
+inline constexpr std::string_view kHiddenHeaderValue = "set";
+
 // The fields a create or a patch may set; nullopt = not given.
 struct DestinationFields {
   std::optional<std::string> url;

@@ -304,8 +304,9 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
 }
 
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret) {
+  // Header values are credentials as often as not (Authorization): write-only.
   Json headers = Json::object();
-  for (const auto& [name, value] : d.headers) headers[name] = value;
+  for (const auto& header : d.headers) headers[header.first] = kHiddenHeaderValue;
   const int max_in_flight = d.max_in_flight.value_or(default_max_in_flight);
   const DestinationHealth& h = d.health;
   Json health = {

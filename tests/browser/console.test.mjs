@@ -73,7 +73,7 @@ async function api(method, path, body, key = ADMIN_KEY) {
 
 // ---- the scripted receiver ----
 
-const received = { ok: 0, fail: 0, xss: 0 };
+const received = { ok: 0, fail: 0, xss: 0, okHeaders: null };
 let failAnswers = 500;
 const receiver = http.createServer((req, res) => {
   req.resume();
@@ -81,6 +81,7 @@ const receiver = http.createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (path === '/ok') {
       received.ok++;
+      received.okHeaders = req.headers;
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks');
     } else if (path === '/fail') {
       received.fail++;
@@ -272,6 +273,11 @@ test('creates a destination, sends a test event and sees it succeed', async () =
   await page.locator('#send-test').click();
   await page.locator('#test-result .test-status').getByText('succeeded').waitFor({ timeout: 20000 });
   assert.ok(received.ok >= 1, 'the receiver got the test event');
+  assert.equal(received.okHeaders['x-team'], 'fulfilment');
+  // Header values are write-only: the page names the header and never shows its value.
+  const settings = await page.locator('main').textContent();
+  assert.match(settings, /X-Team:\s*set/);
+  assert.ok(!settings.includes('fulfilment'), 'a header value was shown');
   await shot(page, '03-destination');
 
   await page.locator('#test-result a[href^="#/deliveries/"]').click();
@@ -289,12 +295,20 @@ test('edits, disables, enables and deletes destinations', async () => {
   await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(state.okId)}`);
   await page.getByRole('link', { name: 'Edit', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Edit destination' }).waitFor();
-  assert.equal(await page.locator('#dest-headers').inputValue(), 'X-Team: fulfilment');
+  assert.equal(await page.locator('#dest-headers').inputValue(), 'X-Team: set');
+  await page.locator('#dest-headers').fill('X-Team: set\nX-Region: eu');
   await page.locator('#dest-description').fill('Order events for the warehouse');
   await page.locator('#dest-max-in-flight').fill('8');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByRole('heading', { level: 1, name: 'Order events for the warehouse' }).waitFor();
   assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(state.okId)}`)).json.max_in_flight, 8);
+  // "set" kept X-Team's value; the new header went in beside it.
+  const sentBefore = received.ok;
+  await page.locator('#send-test').click();
+  await page.locator('#test-result .test-status').getByText('succeeded').waitFor({ timeout: 20000 });
+  assert.ok(received.ok > sentBefore);
+  assert.equal(received.okHeaders['x-team'], 'fulfilment');
+  assert.equal(received.okHeaders['x-region'], 'eu');
 
   // A refused change shows the server's words next to the field.
   await page.getByRole('link', { name: 'Edit', exact: true }).click();

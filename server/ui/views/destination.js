@@ -64,7 +64,8 @@ function detailBody(ctx, d, notices, reload) {
     : h('span', { class: 'muted' }, 'every type');
   const headerEntries = d.headers && typeof d.headers === 'object' ? Object.entries(d.headers) : [];
   const headers = headerEntries.length
-    ? h('ul', { class: 'plain mono small' }, headerEntries.map(([k, v]) => h('li', null, `${k}: ${v}`)))
+    // Values are write-only: the API shows each as "set", and so does this page.
+    ? h('ul', { class: 'plain mono small' }, headerEntries.map(([k]) => h('li', null, `${k}: `, h('span', { class: 'muted' }, 'set'))))
     : h('span', { class: 'muted' }, 'none');
 
   const settings = card('Settings', facts([

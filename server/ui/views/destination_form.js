@@ -76,7 +76,9 @@ function formBody(ctx, d) {
     headers: field('dest-headers', 'Custom headers', h('textarea', {
       id: 'dest-headers', name: 'headers', rows: 3, spellcheck: 'false', placeholder: 'X-Team: payments',
       value: editing ? headersText(d.headers) : '',
-    }), 'One "Name: value" per line, sent with every delivery.'),
+    }), editing
+      ? 'One "Name: value" per line, sent with every delivery. Values are write-only: leave "set" to keep a value as it is.'
+      : 'One "Name: value" per line, sent with every delivery. Values are write-only: once saved they show as "set".'),
     max_in_flight: field('dest-max-in-flight', 'Max in flight', h('input', {
       id: 'dest-max-in-flight', name: 'max_in_flight', type: 'number', min: 1, max: 10000, step: 1,
       placeholder: 'server default', value: editing && d.max_in_flight != null ? String(d.max_in_flight) : '',

@@ -4,10 +4,16 @@
 -- naming another matches no row (and the caller tells it from an unknown id).
 -- enabled:false ($8) is a manual disabling; enabled:true clears the reason and starts the
 -- destination's health afresh: circuit closed, counts zero, the full cap.
+-- $7 replaces the custom headers; a header given the value "set" (how responses show a
+-- value) keeps the value it has, if it has one.
 UPDATE destinations
    SET url = coalesce($2, url), description = coalesce($3, description),
        event_types = CASE WHEN $4::boolean THEN $5::text[] ELSE event_types END,
-       secret = coalesce($6, secret), headers = coalesce($7::jsonb, headers),
+       secret = coalesce($6, secret),
+       headers = CASE WHEN $7::jsonb IS NULL THEN headers ELSE coalesce(
+         (SELECT jsonb_object_agg(name, CASE WHEN value = '"set"' AND headers ? name
+                                             THEN headers -> name ELSE value END)
+            FROM jsonb_each($7::jsonb) AS given(name, value)), '{}') END,
        enabled = coalesce($8::boolean, enabled),
        max_in_flight = CASE WHEN $9::boolean THEN $10::int ELSE max_in_flight END,
        rate_limit = CASE WHEN $14::boolean THEN $15::int ELSE rate_limit END,

@@ -37,6 +37,9 @@ struct ClaimedDelivery {
   // grace period, newest first.
   std::vector<std::string> secrets;
   Headers headers;
+  // Set when a stored credential (a secret or header value) could not be decrypted: the
+  // attempt fails with this, retryably, and sends nothing.
+  std::optional<std::string> credential_error;
   int attempt_count = 0;   // attempts made before this one, all cycles
   int cycle_attempts = 0;  // attempts made before this one, this cycle
   Timestamp created_at;    // of the delivery, for the latency histogram

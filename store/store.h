@@ -8,6 +8,7 @@
 #include "store/key_store.h"
 #include "store/operations_store.h"
 #include "store/retention_store.h"
+#include "store/secret_store.h"
 #include "store/tenant_store.h"
 
 namespace webhookd {
@@ -23,6 +24,7 @@ class Store : public KeyStore,
               public DeliveryQueue,
               public OperationsStore,
               public RetentionStore,
+              public SecretStore,
               public TenantStore {};
 
 }  // namespace webhookd

@@ -226,6 +226,18 @@ void Dispatcher::Start(ClaimedDelivery d) {
   // Shared, not moved into the callback: std::function must be copyable.
   auto sending =
       std::make_shared<Sending>(Sending{std::move(d), started, std::chrono::steady_clock::now()});
+  if (sending->delivery.credential_error) {
+    // Retryable: the operator can give the process the key it lacks.
+    SendResult sent;
+    sent.error =
+        "a stored credential of the destination cannot be decrypted; see the "
+        "worker's log";
+    Log(LogLevel::kError, "cannot decrypt a destination's credential",
+        {{"destination_id", sending->delivery.destination_id},
+         {"error", *sending->delivery.credential_error}});
+    Finish(*sending, std::move(sent));
+    return;
+  }
   if (!signature) {
     SendResult sent;
     sent.refused = true;

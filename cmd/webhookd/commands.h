@@ -17,6 +17,11 @@ enum class Mode { kServer, kWorker, kAll };
 int Serve(const std::vector<std::string>& args, Mode mode);
 int Keys(const std::vector<std::string>& args);
 int DeadLetters(const std::vector<std::string>& args);
+int Secrets(const std::vector<std::string>& args);
+
+// Start-up: warns when credentials are stored in plaintext, and returns 1 (after one
+// line on stderr) when the database holds credentials no configured key decrypts.
+int CheckStoredCredentials(SecretStore& store, const Config& config);
 
 // What a store is opened for; it sizes the connection pool.
 enum class StoreUse { kServer, kWorker, kCommand };

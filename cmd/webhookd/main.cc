@@ -25,6 +25,9 @@ Commands:
                     [--limit N]
   dead-letters replay (ID | --destination ID | --tenant T | --all)
                       [--since T] [--until T] [--reason R]
+  secrets status | reencrypt
+                          count stored credentials by encryption key; encrypt them all
+                          with WEBHOOKD_ENCRYPTION_KEY
   send --type T [--data JSON] [--tenant T] | --batch F
                           publish events to the API with retries (WEBHOOKD_URL, WEBHOOKD_API_KEY)
   version                 print the version
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
   if (command == "all") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kAll);
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
+  if (command == "secrets") return webhookd::cmd::Secrets(args);
   if (command == "send") return webhookd::cmd::RunSend(args);
   std::fprintf(stderr, "webhookd: unknown command \"%s\"; see webhookd --help\n", command.c_str());
   return 2;

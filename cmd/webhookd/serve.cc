@@ -54,7 +54,9 @@ WEBHOOKD_BOOTSTRAP_ADMIN_KEY, WEBHOOKD_RETRY_SCHEDULE, WEBHOOKD_RETRY_JITTER,
 WEBHOOKD_WORKER_CONCURRENCY, WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_CONNECT_TIMEOUT,
 WEBHOOKD_ATTEMPT_TIMEOUT, WEBHOOKD_LEASE, WEBHOOKD_MAX_PAYLOAD_BYTES,
 WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL, WEBHOOKD_PUBLIC_URL,
-WEBHOOKD_CIRCUIT_THRESHOLD, WEBHOOKD_CIRCUIT_COOLDOWN, WEBHOOKD_DISABLE_AFTER.
+WEBHOOKD_CIRCUIT_THRESHOLD, WEBHOOKD_CIRCUIT_COOLDOWN, WEBHOOKD_DISABLE_AFTER,
+WEBHOOKD_MAX_DESTINATIONS_PER_TENANT, WEBHOOKD_ENCRYPTION_KEY,
+WEBHOOKD_ENCRYPTION_KEY_PREVIOUS, WEBHOOKD_UI, WEBHOOKD_RETENTION, WEBHOOKD_SECRET_GRACE.
 )";
 
 // Blocks SIGTERM and SIGINT in every thread made after this, so one thread can wait for
@@ -119,6 +121,7 @@ std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
   }
   // The claim loop, and one for each outcome recorder.
   options.worker_connections = use == StoreUse::kCommand ? 0 : Dispatcher::Options{}.recorders + 1;
+  options.secrets = SecretBox(config.encryption_key, config.encryption_key_previous);
   return std::make_unique<pg::PgStore>(config.database_url, options);
 }
 
@@ -145,6 +148,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   auto store_owner = OpenStore(*config, api ? StoreUse::kServer : StoreUse::kWorker);
   Store& store = *store_owner;
   CachedGauges gauges(store);
+  if (CheckStoredCredentials(store, *config) != 0) return 1;
 
   // The bootstrap key, once before serving when the database answers: a revoked one stays
   // revoked, and start-up fails rather than serve without the key the operator expects.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "base/random.h"
@@ -67,12 +68,45 @@ class PgWakeupListener final : public WakeupListener {
 }  // namespace
 
 PgStore::PgStore(const std::string& url, Options options)
-    : pool_(url, options.api_connections, /*generic_plans=*/false, options.api_acquire_timeout),
+    : box_(std::move(options.secrets)),
+      pool_(url, options.api_connections, /*generic_plans=*/false, options.api_acquire_timeout),
       worker_pool_(url, options.worker_connections, /*generic_plans=*/true),
       committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)
                                         : nullptr) {}
 
 PgStore::~PgStore() = default;
+
+Destination PgStore::Sealed(Destination d) const {
+  d.secret = box_.Seal(d.secret);
+  for (auto& header : d.headers) header.second = box_.Seal(header.second);
+  return d;
+}
+
+Result<Destination> PgStore::Opened(Destination d) const {
+  Result<std::string> secret = box_.Open(d.secret);
+  if (!secret) return std::unexpected(secret.error());
+  d.secret = std::move(*secret);
+  for (auto& header : d.headers) {
+    Result<std::string> value = box_.Open(header.second);
+    if (!value) return std::unexpected(value.error());
+    header.second = std::move(*value);
+  }
+  return d;
+}
+
+void PgStore::Open(ClaimedDelivery& d) const {
+  const auto open = [&](std::string& value) {
+    Result<std::string> plain = box_.Open(value);
+    if (plain) {
+      value = std::move(*plain);
+    } else {
+      value.clear();
+      d.credential_error = plain.error().message;
+    }
+  };
+  for (auto& secret : d.secrets) open(secret);
+  for (auto& header : d.headers) open(header.second);
+}
 
 template <typename F>
 auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
@@ -177,19 +211,20 @@ Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per
                       " has " + std::to_string(live) +
                       " destinations, the most WEBHOOKD_MAX_DESTINATIONS_PER_TENANT allows");
     }
+    const Destination sealed = Sealed(d);
     auto r = Exec(tx, sql::kCreateDestination,
                   Params()
                       .Add(d.url)
                       .Add(d.description)
                       .Add(TextArray(d.event_types))
-                      .Add(d.secret)
-                      .Add(HeadersJson(d.headers))
+                      .Add(sealed.secret)
+                      .Add(HeadersJson(sealed.headers))
                       .Add(d.enabled)
                       .Add(d.max_in_flight)
                       .Add(d.tenant_id)
                       .Add(d.rate_limit));
     tx.commit();
-    return ToDestination(r[0]);
+    return Opened(ToDestination(r[0]));
   });
 }
 
@@ -198,7 +233,7 @@ Result<Destination> PgStore::GetDestination(int64_t id, const Scope& scope) {
     pqxx::nontransaction tx(c);
     auto r = Exec(tx, sql::kGetDestination, Params().Add(id).Add(scope.tenant_id));
     if (r.empty()) return NoDestination();
-    return ToDestination(r[0]);
+    return Opened(ToDestination(r[0]));
   });
 }
 
@@ -219,10 +254,16 @@ Result<Listing<T>> PgStore::ListPage(const Query& query, const Params& params, c
 
 Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& filter,
                                                        const Page& page, const Scope& scope) {
+  // A listing never carries credentials: nothing to open, nothing to leak.
   return ListPage<Destination>(
       sql::kListDestinations,
       Params().Add(page.before_id).Add(page.limit + 1).Add(filter.tenant_id).Add(scope.tenant_id),
-      page, ToDestination);
+      page, [](const pqxx::row& r) {
+        Destination d = ToDestination(r);
+        d.secret.clear();
+        for (auto& header : d.headers) header.second.clear();
+        return d;
+      });
 }
 
 Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFields& f,
@@ -236,9 +277,18 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     } else {
       params.AddNull();
     }
-    params.Add(f.secret);
+    if (f.secret) {
+      params.Add(box_.Seal(*f.secret));
+    } else {
+      params.AddNull();
+    }
     if (f.headers) {
-      params.Add(HeadersJson(*f.headers));
+      Headers sealed = *f.headers;
+      for (auto& header : sealed) {
+        // The hidden marker keeps the stored value; sealed it would be a new one.
+        if (header.second != kHiddenHeaderValue) header.second = box_.Seal(header.second);
+      }
+      params.Add(HeadersJson(sealed));
     } else {
       params.AddNull();
     }
@@ -273,7 +323,7 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     // Its waiting deliveries may be claimable now.
     if (f.enabled.value_or(false)) NotifyWakeup(tx);
     tx.commit();
-    return ToDestination(r[0]);
+    return Opened(ToDestination(r[0]));
   });
 }
 
@@ -301,7 +351,8 @@ Result<Timestamp> PgStore::RotateSecret(int64_t id, const std::string& secret, D
     } else {
       Exec(tx, sql::kEraseEarlierSecrets, Params().Add(id));
     }
-    auto now = Exec(tx, sql::kSetSecret, Params().Add(id).Add(secret));
+    // The secret it replaces moves to destination_secrets as stored (sealed or not).
+    auto now = Exec(tx, sql::kSetSecret, Params().Add(id).Add(box_.Seal(secret)));
     if (grace <= Duration::zero()) previous_valid_until = ToTimestamp(now[0][0]);
     tx.commit();
     return previous_valid_until;
@@ -491,6 +542,7 @@ Result<ClaimedBatch> PgStore::ClaimDue(int limit, Duration lease, int default_ca
         continue;
       }
       batch.deliveries.push_back(ToClaimed(r, token));
+      Open(batch.deliveries.back());
     }
     return batch;
   });
@@ -809,6 +861,76 @@ Result<TenantListing> PgStore::ListTenants(const TenantPage& page) {
     }
     return listing;
   });
+}
+
+Result<CredentialCensus> PgStore::CountCredentials() {
+  return Run([&](pqxx::connection& c) -> Result<CredentialCensus> {
+    pqxx::nontransaction tx(c);
+    CredentialCensus census;
+    for (const auto& r : Exec(tx, sql::kCredentialCensus, Params())) {
+      census.by_key_id[std::string(SecretBox::KeyIdOf(r[0].c_str()))] += r[1].as<int64_t>();
+    }
+    return census;
+  });
+}
+
+Result<int64_t> PgStore::ReencryptCredentials() {
+  constexpr int kBatch = 500;
+  if (!box_.sealing()) {
+    return Fail(ErrorKind::kInvalid,
+                "WEBHOOKD_ENCRYPTION_KEY is unset: there is no key to encrypt with");
+  }
+  int64_t rewritten = 0;
+  int64_t after = 0;
+  while (true) {
+    int64_t batch_rewritten = 0;
+    auto batch = Run([&](pqxx::connection& c) -> Result<int> {
+      pqxx::work tx(c);
+      batch_rewritten = 0;
+      auto rows = Exec(tx, sql::kLockCredentials, Params().Add(after).Add(kBatch));
+      // A value's new form, or nullopt when it is under the current key already. One
+      // that no key opens fails the batch, and the transaction writes nothing.
+      const auto reseal = [&](const std::string& stored) -> Result<std::optional<std::string>> {
+        if (box_.IsCurrent(stored)) return std::optional<std::string>();
+        Result<std::string> plain = box_.Open(stored);
+        if (!plain) return std::unexpected(plain.error());
+        ++batch_rewritten;
+        return std::optional<std::string>(box_.Seal(*plain));
+      };
+      for (const auto& r : rows) {
+        after = r[0].as<int64_t>();
+        const std::string secret = r[1].c_str();
+        Result<std::optional<std::string>> new_secret = reseal(secret);
+        if (!new_secret) return std::unexpected(new_secret.error());
+        Headers headers = ParseHeaders(r[2].c_str());
+        bool headers_changed = false;
+        for (auto& header : headers) {
+          Result<std::optional<std::string>> value = reseal(header.second);
+          if (!value) return std::unexpected(value.error());
+          if (*value) {
+            header.second = std::move(**value);
+            headers_changed = true;
+          }
+        }
+        if (*new_secret || headers_changed) {
+          Exec(tx, sql::kRewriteCredentials,
+               Params().Add(after).Add(new_secret->value_or(secret)).Add(HeadersJson(headers)));
+        }
+        for (const auto& earlier : nlohmann::json::parse(r[3].c_str())) {
+          const std::string stored = earlier.get<std::string>();
+          Result<std::optional<std::string>> value = reseal(stored);
+          if (!value) return std::unexpected(value.error());
+          if (!*value) continue;
+          Exec(tx, sql::kRewriteEarlierSecret, Params().Add(after).Add(stored).Add(**value));
+        }
+      }
+      tx.commit();
+      return static_cast<int>(rows.size());
+    });
+    if (!batch) return std::unexpected(batch.error());
+    rewritten += batch_rewritten;
+    if (*batch < kBatch) return rewritten;
+  }
 }
 
 }  // namespace webhookd::pg

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "base/secret_box.h"
 #include "store/pg/committer.h"
 #include "store/pg/exec.h"
 #include "store/pg/pg_pool.h"
@@ -25,6 +26,9 @@ class PgStore final : public Store {
     // Connections for the worker: its claim loop (which also sweeps leases and releases
     // claims) and each of its outcome recorders.
     int worker_connections = 3;
+    // Seals credentials on the way in and opens them on the way out; without a key
+    // they are stored as given.
+    SecretBox secrets{};
   };
 
   PgStore(const std::string& url, Options options);
@@ -73,6 +77,8 @@ class PgStore final : public Store {
   Result<BulkReplay> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope,
                                        std::optional<int64_t> max) override;
   Result<TenantListing> ListTenants(const TenantPage& page) override;
+  Result<CredentialCensus> CountCredentials() override;
+  Result<int64_t> ReencryptCredentials() override;
 
  private:
   // The two halves of RecordOutcomes: successes of clean destinations, and the rest.
@@ -90,6 +96,13 @@ class PgStore final : public Store {
   template <typename F>
   auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
 
+  // A destination as stored, with its credentials sealed for the database or opened
+  // for the caller.
+  Destination Sealed(Destination d) const;
+  Result<Destination> Opened(Destination d) const;
+  void Open(ClaimedDelivery& d) const;
+
+  SecretBox box_;
   PgPool pool_;
   PgPool worker_pool_;
   std::unique_ptr<GroupCommitter> committer_;  // null: no group commit

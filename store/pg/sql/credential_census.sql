@@ -1,0 +1,7 @@
+-- Every stored credential, bucketed by its first 14 characters when it looks sealed
+-- ("wse1:<key id>:", base/secret_box.h decides what they mean) and '' otherwise.
+SELECT CASE WHEN v LIKE 'wse1:%' THEN left(v, 14) ELSE '' END, count(*)
+  FROM (SELECT secret FROM destinations
+        UNION ALL SELECT secret FROM destination_secrets
+        UNION ALL SELECT h.value FROM destinations, jsonb_each_text(headers) AS h) AS c(v)
+ GROUP BY 1

@@ -7,9 +7,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <thread>
 
+#include "base/duration.h"
 #include "base/strings.h"
 
 namespace webhookd {
@@ -21,9 +25,7 @@ bool IsLocalhostName(std::string_view host) {
   return name == "localhost" || name.ends_with(".localhost");
 }
 
-}  // namespace
-
-Result<std::vector<IpAddress>> SystemResolver::Resolve(const std::string& host) {
+Result<std::vector<IpAddress>> GetAddrInfo(const std::string& host) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -55,23 +57,69 @@ Result<std::vector<IpAddress>> SystemResolver::Resolve(const std::string& host) 
   return addresses;
 }
 
-Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver,
-                                       bool allow_private) {
-  if (host.empty()) return Fail(ErrorKind::kInvalid, "host is empty");
+// What a lookup's thread and its caller share; the caller may have gone by the time the
+// thread writes.
+struct Lookup {
+  std::mutex mu;
+  std::condition_variable done_cv;
+  std::optional<Result<std::vector<IpAddress>>> result;
+};
+
+}  // namespace
+
+SystemResolver::SystemResolver(Duration deadline, int max_pending)
+    : deadline_(deadline),
+      max_pending_(max_pending),
+      pending_(std::make_shared<std::atomic<int>>(0)) {}
+
+Result<std::vector<IpAddress>> SystemResolver::Resolve(const std::string& host) {
+  if (pending_->fetch_add(1) >= max_pending_) {
+    pending_->fetch_sub(1);
+    return Fail(ErrorKind::kUnavailable, "too many name lookups in progress; retry shortly");
+  }
+  auto lookup = std::make_shared<Lookup>();
+  std::thread([lookup, pending = pending_, host] {
+    Result<std::vector<IpAddress>> found = GetAddrInfo(host);
+    {
+      std::lock_guard lock(lookup->mu);
+      lookup->result = std::move(found);
+    }
+    lookup->done_cv.notify_one();
+    pending->fetch_sub(1);
+  }).detach();
+  std::unique_lock lock(lookup->mu);
+  if (!lookup->done_cv.wait_for(lock, deadline_, [&] { return lookup->result.has_value(); })) {
+    return Fail(ErrorKind::kInvalid, "host did not resolve within " + FormatDuration(deadline_));
+  }
+  return std::move(*lookup->result);
+}
+
+std::optional<Error> RefuseBeforeDns(std::string_view host, bool allow_private) {
+  if (host.empty()) return Error{ErrorKind::kInvalid, "host is empty", {}};
   if (const std::optional<IpAddress> literal = ParseIpLiteral(host)) {
     if (!allow_private && !IsPublicAddress(*literal)) {
-      return Fail(ErrorKind::kForbidden,
-                  "address " + literal->ToString() + " is not a public address");
+      return Error{
+          ErrorKind::kForbidden, "address " + literal->ToString() + " is not a public address", {}};
     }
-    return std::vector<IpAddress>{*literal};
+    return std::nullopt;
   }
   // What looks like an address but did not parse as one (a zone id, bad brackets) must not
   // reach a resolver that might read it more leniently.
   if (host.find_first_of(":%[]/@ ") != std::string_view::npos) {
-    return Fail(ErrorKind::kInvalid, "host is not a valid name or address");
+    return Error{ErrorKind::kInvalid, "host is not a valid name or address", {}};
   }
   if (!allow_private && IsLocalhostName(host)) {
-    return Fail(ErrorKind::kForbidden, "host " + std::string(host) + " is not a public address");
+    return Error{
+        ErrorKind::kForbidden, "host " + std::string(host) + " is not a public address", {}};
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver,
+                                       bool allow_private) {
+  if (auto refused = RefuseBeforeDns(host, allow_private)) return std::unexpected(*refused);
+  if (const std::optional<IpAddress> literal = ParseIpLiteral(host)) {
+    return std::vector<IpAddress>{*literal};
   }
   Result<std::vector<IpAddress>> addresses = resolver.Resolve(std::string(host));
   if (!addresses || addresses->empty()) {

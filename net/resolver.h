@@ -1,9 +1,13 @@
 #pragma once
 
+#include <atomic>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/result.h"
 #include "net/address.h"
 
@@ -17,16 +21,32 @@ class Resolver {
   virtual Result<std::vector<IpAddress>> Resolve(const std::string& host) = 0;
 };
 
-// getaddrinfo.
+// getaddrinfo, each lookup on a thread of its own waited for at most `deadline`: a name
+// whose DNS does not answer in time fails (kInvalid) and its thread is left to end when
+// getaddrinfo does, so no caller waits longer than the deadline. At most `max_pending`
+// lookups may be outstanding (those abandoned included); beyond that Resolve fails at
+// once (kUnavailable), so names that never answer cannot pile up threads.
 class SystemResolver final : public Resolver {
  public:
+  explicit SystemResolver(Duration deadline = std::chrono::seconds(3), int max_pending = 64);
   Result<std::vector<IpAddress>> Resolve(const std::string& host) override;
+
+ private:
+  Duration deadline_;
+  int max_pending_;
+  std::shared_ptr<std::atomic<int>> pending_;
 };
 
 // What a client is told when the private-address rule refuses a destination, whatever
 // address was at fault: naming it would make the rule an oracle for internal DNS. The
 // detail (VetHost's message) is for the operator's log alone.
 inline constexpr std::string_view kAddressNotAllowed = "destination address not allowed";
+
+// What refuses `host` before any DNS lookup: an empty or malformed host (kInvalid), a
+// non-public literal address, "localhost" or a name under ".localhost" (kForbidden,
+// naming the address: for the log, not for a client), each unless `allow_private` allows
+// it. nullopt: a public literal, or a name that DNS must answer for.
+std::optional<Error> RefuseBeforeDns(std::string_view host, bool allow_private);
 
 // The addresses it is safe to connect to for `host`: the literal itself or everything it
 // resolves to. Unless `allow_private`, any non-public address makes the whole host

@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/strings.h"
+#include "net/resolver.h"
 #include "net/url.h"
 
 namespace webhookd {
@@ -54,23 +55,18 @@ struct CurlSender::Transfer {
   Outgoing out;
   Done done;
   Url url;
-  IpAddress vetted;
   SendResult result;
   // Set while it runs on the transfer thread.
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
-  curl_slist* connect_to = nullptr;
   size_t read = 0;
   bool over_limit = false;
-  bool wrong_address = false;
+  std::optional<IpAddress> refused_address;  // a connection the socket callback refused
   char error[CURL_ERROR_SIZE] = {};
   bool allow_private = false;
   size_t max_read = 0;
 
-  ~Transfer() {
-    curl_slist_free_all(headers);
-    curl_slist_free_all(connect_to);
-  }
+  ~Transfer() { curl_slist_free_all(headers); }
 };
 
 namespace {
@@ -100,13 +96,15 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   return len;
 }
 
-// The last word on where a connection goes: the address vetted for this attempt, and a
-// public one unless private destinations are allowed.
+// The last word on where a connection goes: every address curl is about to connect to,
+// whether the URL held it or DNS answered it, must be public unless private destinations
+// are allowed. curl then tries the host's next address, if it has one.
 curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
   auto* t = static_cast<CurlSender::Transfer*>(user);
   const auto ip = FromSockaddr(&address->addr);
-  if (!ip || !(*ip == t->vetted) || (!t->allow_private && !IsPublicAddress(*ip))) {
-    t->wrong_address = true;
+  if (!ip) return CURL_SOCKET_BAD;  // neither IPv4 nor IPv6: curl is asked for neither
+  if (!t->allow_private && !IsPublicAddress(*ip)) {
+    t->refused_address = *ip;
     return CURL_SOCKET_BAD;
   }
   return ::socket(address->family, address->socktype, address->protocol);
@@ -114,16 +112,15 @@ curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
 
 }  // namespace
 
-CurlSender::CurlSender(Resolver& resolver, Options options)
-    : resolver_(resolver), options_(options) {
+CurlSender::CurlSender(Options options) : options_(std::move(options)), resolve_list_(nullptr) {
   std::call_once(curl_initialized, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  for (const auto& entry : options_.resolve) {
+    resolve_list_ = curl_slist_append(static_cast<curl_slist*>(resolve_list_), entry.c_str());
+  }
   multi_ = curl_multi_init();
   curl_multi_setopt(Multi(multi_), CURLMOPT_MAXCONNECTS,
                     static_cast<long>(options_.max_connections));
   transfer_thread_ = std::thread([this] { TransferLoop(); });
-  for (int i = 0; i < std::max(1, options_.resolvers); ++i) {
-    resolver_threads_.emplace_back([this] { ResolveLoop(); });
-  }
 }
 
 CurlSender::~CurlSender() {
@@ -131,12 +128,11 @@ CurlSender::~CurlSender() {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
-  resolve_cv_.notify_all();
   curl_multi_wakeup(Multi(multi_));
-  for (auto& t : resolver_threads_) t.join();
   transfer_thread_.join();
   for (void* easy : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(easy));
   curl_multi_cleanup(Multi(multi_));
+  curl_slist_free_all(static_cast<curl_slist*>(resolve_list_));
 }
 
 void CurlSender::Start(Outgoing request, Done done) {
@@ -153,35 +149,20 @@ void CurlSender::Start(Outgoing request, Done done) {
     return;
   }
   t->url = std::move(*url);
-  if (ParseIpLiteral(t->url.host)) {
-    Vet(*t);  // no DNS: nothing to wait for
-    Submit(std::move(t));
-    return;
-  }
-  {
-    std::lock_guard lock(mu_);
-    to_resolve_.push_back(std::move(t));
-  }
-  resolve_cv_.notify_one();
-}
-
-void CurlSender::Vet(Transfer& t) {
-  auto addresses = VetHost(t.url.host, resolver_, options_.allow_private);
-  if (!addresses) {
-    if (addresses.error().kind == ErrorKind::kForbidden) {
-      // Tenant keys read attempt errors: the address stays in the operator's log.
+  // What is refused without DNS (localhost names, malformed hosts) is refused here; the
+  // addresses themselves are checked as curl connects to them.
+  if (auto refused = RefuseBeforeDns(t->url.host, t->allow_private)) {
+    if (refused->kind == ErrorKind::kForbidden) {
       Log(LogLevel::kWarn, "delivery refused by the private-address rule",
-          {{"reason", addresses.error().message}});
-      t.result.refused = true;
-      t.result.error = std::string(kAddressNotAllowed);
+          {{"reason", refused->message}});
+      t->result.refused = true;
+      t->result.error = std::string(kAddressNotAllowed);
     } else {
-      t.result.error = "DNS: " + addresses.error().message;
+      t->result.refused = true;
+      t->result.error = "invalid destination URL: " + refused->message;
     }
-  } else if (addresses->empty()) {
-    t.result.error = "DNS: no address for " + t.url.host;
-  } else {
-    t.vetted = addresses->front();
   }
+  Submit(std::move(t));
 }
 
 void CurlSender::Submit(std::unique_ptr<Transfer> t) {
@@ -192,28 +173,11 @@ void CurlSender::Submit(std::unique_ptr<Transfer> t) {
   curl_multi_wakeup(Multi(multi_));
 }
 
-void CurlSender::ResolveLoop() {
-  for (;;) {
-    std::unique_ptr<Transfer> t;
-    {
-      std::unique_lock lock(mu_);
-      resolve_cv_.wait(lock, [&] { return stop_ || !to_resolve_.empty(); });
-      if (to_resolve_.empty()) return;
-      t = std::move(to_resolve_.front());
-      to_resolve_.pop_front();
-    }
-    Vet(*t);
-    Submit(std::move(t));
-  }
-}
-
 void CurlSender::CancelUnstarted() {
   // `done` never runs inside Start, and callers may hold their own locks here: the
   // transfer thread answers the cancelled ones, which Begin ends without the network.
   {
     std::lock_guard lock(mu_);
-    for (auto& t : to_resolve_) submitted_.push_back(std::move(t));
-    to_resolve_.clear();
     if (submitted_.empty()) return;
     for (auto& t : submitted_) {
       t->result = SendResult{};
@@ -232,7 +196,7 @@ SendResult CurlSender::Send(const Outgoing& request) {
 }
 
 void CurlSender::Begin(std::unique_ptr<Transfer> t) {
-  // Refused, not resolved, or cancelled: answered without touching the network.
+  // Refused or cancelled: answered without touching the network.
   if (t->result.refused || t->result.error || t->result.not_started) {
     auto done = std::move(t->done);
     done(std::move(t->result));
@@ -249,13 +213,9 @@ void CurlSender::Begin(std::unique_ptr<Transfer> t) {
   t->easy = easy;
   const Url& u = t->url;
   const bool v6_host = u.host.find(':') != std::string::npos;
-  // The URL as it was vetted, from its parsed parts, so curl reads the same host and port.
+  // The URL from its parsed parts, so curl reads the same host and port that were checked.
   const std::string url = u.scheme + "://" + (v6_host ? "[" + u.host + "]" : u.host) + ":" +
                           std::to_string(u.port) + u.target;
-  const std::string ip = t->vetted.ToString();
-  const std::string connect_to =
-      "::" + (t->vetted.v6 ? "[" + ip + "]" : ip) + ":" + std::to_string(u.port);
-  t->connect_to = curl_slist_append(nullptr, connect_to.c_str());
   for (const auto& [name, value] : t->out.headers) {
     // curl sends "Name:" with nothing after it as "remove this header": "Name;" is empty.
     std::string line = name;
@@ -270,7 +230,12 @@ void CurlSender::Begin(std::unique_ptr<Transfer> t) {
 
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_CONNECT_TO, t->connect_to);
+  curl_easy_setopt(easy, CURLOPT_RESOLVE, resolve_list_);
+  // A lookup still running when the attempt ends is abandoned, not waited for: without
+  // this, curl joins the resolver thread on the transfer thread, and one name server that
+  // never answers would stall every attempt of the process until getaddrinfo gives up.
+  // The price is the abandoned thread's few bytes, freed by nobody.
+  curl_easy_setopt(easy, CURLOPT_QUICK_EXIT, 1L);
   curl_easy_setopt(easy, CURLOPT_PROXY, "");  // never a proxy from the environment
   curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
@@ -305,14 +270,18 @@ void CurlSender::Finish(Transfer* raw, int code) {
   SendResult& r = t->result;
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->over_limit && status > 0)) {
     r.status_code = static_cast<int>(status);
-  } else if (t->wrong_address) {
+  } else if (t->refused_address) {
+    // Tenant keys read attempt errors: the address stays in the operator's log.
     r.refused = true;
-    Log(LogLevel::kWarn, "delivery refused: the connection went to an address that was not vetted",
-        {{"host", t->url.host}});
+    Log(LogLevel::kWarn, "delivery refused by the private-address rule",
+        {{"host", t->url.host}, {"address", t->refused_address->ToString()}});
     r.error = std::string(kAddressNotAllowed);
   } else if (rc == CURLE_OPERATION_TIMEDOUT) {
     r.timed_out = true;
     r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
+    r.retry_after.reset();
+  } else if (rc == CURLE_COULDNT_RESOLVE_HOST) {
+    r.error = "DNS: no address for " + t->url.host;
     r.retry_after.reset();
   } else {
     r.error = std::string("HTTP ") + curl_easy_strerror(rc);
@@ -322,7 +291,6 @@ void CurlSender::Finish(Transfer* raw, int code) {
   curl_multi_remove_handle(Multi(multi_), easy);
   // The headers and body it pointed at go with the transfer.
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
-  curl_easy_setopt(easy, CURLOPT_CONNECT_TO, nullptr);
   idle_handles_.push_back(easy);
   auto done = std::move(t->done);
   done(std::move(r));

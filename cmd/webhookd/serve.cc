@@ -6,7 +6,8 @@
 // thread accepts and hands connections to the server's pool; one thread waits for
 // SIGTERM/SIGINT (blocked in every other thread) and stops things in order; one thread
 // stores the bootstrap admin key while the database is not up yet; one thread purges
-// what retention no longer keeps (server, all).
+// what retention no longer keeps (server, all). Name lookups run on short-lived threads:
+// curl's for deliveries, SystemResolver's (at most 64, 3 s each) for destination URLs.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -226,7 +227,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     sender_options.connect_timeout = config->connect_timeout;
     sender_options.attempt_timeout = config->attempt_timeout;
     sender_options.allow_private = config->allow_private_destinations;
-    sender = std::make_unique<CurlSender>(resolver, sender_options);
+    sender = std::make_unique<CurlSender>(sender_options);
     Dispatcher::Options options;
     options.concurrency = config->worker_concurrency;
     options.claim_batch = std::min(config->worker_concurrency, 128);

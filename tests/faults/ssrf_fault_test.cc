@@ -166,7 +166,6 @@ class ScriptedResolver final : public Resolver {
 };
 
 const IpAddress kPublic = IpAddress::V4(0x5DB8D822);  // 93.184.216.34
-const IpAddress kLoopback = IpAddress::V4(0x7F000001);
 
 Outgoing Request(int port) {
   Outgoing out;
@@ -184,9 +183,14 @@ CurlSender::Options SenderOptions(bool allow_private) {
   return options;
 }
 
+CurlSender::Options Answering(CurlSender::Options options, int port, const std::string& addresses) {
+  options.resolve = {"rebind.test:" + std::to_string(port) + ":" + addresses};
+  return options;
+}
+
 TEST(SsrfFaultTest, DnsRebindingToLoopbackIsRefusedAtDeliveryTime) {
   RawListener listener("127.0.0.1", 0, RawListener::Answers(200));
-  ScriptedResolver resolver({{kPublic}, {kLoopback}});
+  ScriptedResolver resolver({{kPublic}});
 
   // The API's check sees the public address and passes.
   auto vetted = VetHost("rebind.test", resolver, /*allow_private=*/false);
@@ -195,33 +199,30 @@ TEST(SsrfFaultTest, DnsRebindingToLoopbackIsRefusedAtDeliveryTime) {
   EXPECT_EQ(vetted->front().ToString(), "93.184.216.34");
 
   // At delivery time the name answers 127.0.0.1: refused, nothing connects.
-  CurlSender sender(resolver, SenderOptions(false));
+  CurlSender sender(Answering(SenderOptions(false), listener.port(), "127.0.0.1"));
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_TRUE(sent.refused);
   ASSERT_TRUE(sent.error.has_value());
   EXPECT_EQ(*sent.error, "destination address not allowed");
   EXPECT_FALSE(sent.status_code.has_value());
-  EXPECT_EQ(resolver.calls(), 2) << "the sender must resolve afresh and vet what it got";
   std::this_thread::sleep_for(200ms);
   EXPECT_EQ(listener.accepted(), 0);
 }
 
-TEST(SsrfFaultTest, APublicAnswerMixedWithLoopbackIsRefused) {
+TEST(SsrfFaultTest, EveryAddressANameAnswersIsCheckedAsItIsConnectedTo) {
   RawListener listener("127.0.0.1", 0, RawListener::Answers(200));
-  ScriptedResolver resolver({{kPublic, kLoopback}});
-  CurlSender sender(resolver, SenderOptions(false));
+  CurlSender sender(Answering(SenderOptions(false), listener.port(), "127.0.0.2,[::1],127.0.0.1"));
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_TRUE(sent.refused) << sent.error.value_or("");
   std::this_thread::sleep_for(200ms);
   EXPECT_EQ(listener.accepted(), 0);
 }
 
-// The control: with the guard off the same sender, resolver and listener do connect, so
-// the zero counts above are the guard's doing.
+// The control: with the guard off the same sender and listener do connect, so the zero
+// counts above are the guard's doing.
 TEST(SsrfFaultTest, WithTheGuardOffTheSameRequestConnects) {
   RawListener listener("127.0.0.1", 0, RawListener::Answers(200));
-  ScriptedResolver resolver({{kLoopback}});
-  CurlSender sender(resolver, SenderOptions(true));
+  CurlSender sender(Answering(SenderOptions(true), listener.port(), "127.0.0.1"));
   const SendResult sent = sender.Send(Request(listener.port()));
   EXPECT_FALSE(sent.refused);
   EXPECT_EQ(sent.status_code, std::optional<int>(200)) << sent.error.value_or("");

@@ -42,7 +42,8 @@ std::string TestLogDir() {
 }
 
 WebhookdProcess::WebhookdProcess(const std::string& database_url, std::string mode,
-                                 std::map<std::string, std::string> env)
+                                 std::map<std::string, std::string> env,
+                                 std::vector<std::string> wrapper)
     : admin_key_(RandomKey()) {
   port_ = FreePort();
   std::map<std::string, std::string> full = {
@@ -60,8 +61,10 @@ WebhookdProcess::WebhookdProcess(const std::string& database_url, std::string mo
     port_ = std::stoi(it->second.substr(it->second.rfind(':') + 1));
   }
   log_path_ = TestLogDir() + "/webhookd-" + mode + "-" + Unique() + ".log";
-  process_ =
-      std::make_unique<Process>(std::vector<std::string>{WebhookdBinary(), mode}, full, log_path_);
+  std::vector<std::string> argv = std::move(wrapper);
+  argv.push_back(WebhookdBinary());
+  argv.push_back(mode);
+  process_ = std::make_unique<Process>(std::move(argv), full, log_path_);
   if (mode == "worker") return;
   httplib::Client client("127.0.0.1", port_);
   client.set_connection_timeout(0, 200000);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/testing/process.h"
 
@@ -21,8 +22,10 @@ class WebhookdProcess {
   // WEBHOOKD_ADDR=127.0.0.1:<free>, WEBHOOKD_WORKER_ADDR=127.0.0.1:0,
   // WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS=true, WEBHOOKD_BOOTSTRAP_ADMIN_KEY=<admin key>,
   // WEBHOOKD_LOG_LEVEL=debug. Waits for /healthz (server, all) unless mode is "worker".
+  // `wrapper` goes before the binary in the command line (e.g. a namespace to run in).
   WebhookdProcess(const std::string& database_url, std::string mode = "all",
-                  std::map<std::string, std::string> env = {});
+                  std::map<std::string, std::string> env = {},
+                  std::vector<std::string> wrapper = {});
 
   int port() const { return port_; }
   const std::string& admin_key() const { return admin_key_; }

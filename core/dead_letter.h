@@ -23,6 +23,8 @@ struct DeadLetter {
   Timestamp dead_lettered_at;
   std::optional<Timestamp> replayed_at;
   std::optional<std::string> tenant_id = std::nullopt;  // its delivery's
+  // Set aside without a replay: it no longer holds its fifo key (docs/ordering.md).
+  std::optional<Timestamp> dismissed_at = std::nullopt;
 };
 
 struct DeadLetterFilter {

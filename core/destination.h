@@ -23,6 +23,18 @@ std::string_view DisabledReasonName(DisabledReason reason);
 
 std::optional<DisabledReason> ParseDisabledReason(std::string_view name);
 
+// Ordered delivery (docs/ordering.md): kFifo sends the deliveries of one ordering key one
+// at a time, in event order.
+enum class Ordering { kNone, kFifo };
+std::string_view OrderingName(Ordering ordering);
+std::optional<Ordering> ParseOrdering(std::string_view name);
+
+// On a fifo destination, what a dead-lettered head does to its key: the next one goes
+// (kContinue), or the key waits until the dead letter is replayed or dismissed (kBlock).
+enum class OnDeadLetter { kContinue, kBlock };
+std::string_view OnDeadLetterName(OnDeadLetter on_dead_letter);
+std::optional<OnDeadLetter> ParseOnDeadLetter(std::string_view name);
+
 // How a destination is doing, as the API shows it (the rules that change it run in SQL:
 // see docs/architecture.md, "Receiver protection").
 struct DestinationHealth {
@@ -41,8 +53,10 @@ struct Destination {
   std::string secret;
   Headers headers;
   bool enabled = true;
-  std::optional<int> max_in_flight;               // nullopt: the configured default
-  std::optional<int> rate_limit;                  // attempts started per second; nullopt: no limit
+  std::optional<int> max_in_flight;  // nullopt: the configured default
+  std::optional<int> rate_limit;     // attempts started per second; nullopt: no limit
+  Ordering ordering = Ordering::kNone;
+  OnDeadLetter on_dead_letter = OnDeadLetter::kContinue;
   std::optional<DisabledReason> disabled_reason;  // set while disabled
   DestinationHealth health;
   Timestamp created_at;
@@ -68,6 +82,8 @@ struct DestinationFields {
   // destination's own (nullopt inside: none), or it is refused.
   std::optional<std::optional<std::string>> tenant_id = std::nullopt;
   std::optional<std::optional<int>> rate_limit;  // set to nullopt: no limit
+  std::optional<Ordering> ordering;
+  std::optional<OnDeadLetter> on_dead_letter;
 };
 
 // The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.

@@ -84,6 +84,7 @@ class Api {
 
   Result<Reply> ListDeadLetters(const ApiRequest& req);
   Result<Reply> ReplayDeadLetter(const ApiRequest& req);
+  Result<Reply> DismissDeadLetter(const ApiRequest& req);
   Result<Reply> ReplayDeadLetters(const ApiRequest& req);
   Result<Reply> GetStats(const ApiRequest& req);
   Result<Reply> GetStatsSeries(const ApiRequest& req);

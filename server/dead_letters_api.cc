@@ -48,6 +48,14 @@ Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
   return JsonReply(202, ReplayedJson(delivery));
 }
 
+Result<Reply> Api::DismissDeadLetter(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeadLetterPrefix, "dead letter"));
+  WEBHOOKD_ASSIGN_OR_RETURN(DeadLetter dismissed,
+                            stores_.dead_letters.DismissDeadLetter(id, req.scope));
+  Log(LogLevel::kInfo, "dismissed a dead letter", {{"dead_letter_id", req.path_args[0]}});
+  return JsonReply(200, DeadLetterJson(dismissed));
+}
+
 Result<Reply> Api::ReplayDeadLetters(const ApiRequest& req) {
   // The filter comes in the body here, with the same names as the list's query.
   ApiRequest as_query(req.scope);

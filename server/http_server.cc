@@ -72,6 +72,8 @@ constexpr std::array kRoutes = {
               Body::kNone},
     RouteSpec{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, kTenantOk,
               &Api::ReplayDeadLetter, Body::kOptional},
+    RouteSpec{"POST", "/v1/admin/dead-letters/{}/dismiss", Role::kAdmin, kTenantOk,
+              &Api::DismissDeadLetter, Body::kOptional},
     RouteSpec{"GET", "/v1/admin/tenants", Role::kAdmin, kNotTenant, &Api::ListTenants, Body::kNone},
     RouteSpec{"POST", "/v1/admin/tenants/{}/portal-links", Role::kAdmin, kNotTenant,
               &Api::CreatePortalLink, Body::kOptional},

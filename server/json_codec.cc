@@ -222,6 +222,24 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
       out.max_in_flight = std::optional<int>(it->get<int>());
     }
   }
+  if (auto it = body.find("ordering"); it != body.end() && !it->is_null()) {
+    std::optional<Ordering> ordering;
+    if (it->is_string()) ordering = ParseOrdering(it->get_ref<const std::string&>());
+    if (!ordering) {
+      errors.push_back({"ordering", "must be \"none\" or \"fifo\""});
+    } else {
+      out.ordering = ordering;
+    }
+  }
+  if (auto it = body.find("on_dead_letter"); it != body.end() && !it->is_null()) {
+    std::optional<OnDeadLetter> on_dead_letter;
+    if (it->is_string()) on_dead_letter = ParseOnDeadLetter(it->get_ref<const std::string&>());
+    if (!on_dead_letter) {
+      errors.push_back({"on_dead_letter", "must be \"continue\" or \"block\""});
+    } else {
+      out.on_dead_letter = on_dead_letter;
+    }
+  }
   if (auto it = body.find("rate_limit"); it != body.end()) {
     if (it->is_null()) {
       out.rate_limit = std::optional<int>();
@@ -324,6 +342,8 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"enabled", d.enabled},
             {"max_in_flight", max_in_flight},
             {"rate_limit", OrNull(d.rate_limit)},
+            {"ordering", OrderingName(d.ordering)},
+            {"on_dead_letter", OnDeadLetterName(d.on_dead_letter)},
             {"disabled_reason",
              d.disabled_reason ? Json(DisabledReasonName(*d.disabled_reason)) : Json(nullptr)},
             {"health", std::move(health)},
@@ -400,6 +420,7 @@ Json DeadLetterJson(const DeadLetter& d) {
           {"last_error", OrNull(d.last_error)},
           {"dead_lettered_at", FormatRfc3339(d.dead_lettered_at)},
           {"replayed_at", Time(d.replayed_at)},
+          {"dismissed_at", Time(d.dismissed_at)},
           {"tenant_id", OrNull(d.tenant_id)}};
 }
 

@@ -24,6 +24,9 @@ class DeadLetterStore {
   // kNotFound, or kConflict when already replayed or the destination is deleted. Returns
   // the delivery id.
   virtual Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) = 0;
+  // Sets it aside without a replay (it no longer holds a fifo key); kNotFound, or
+  // kConflict when already replayed or dismissed. Returns it as it is now.
+  virtual Result<DeadLetter> DismissDeadLetter(int64_t id, const Scope& scope) = 0;
   // Replays the matching dead letters not yet replayed, in chunks of their own
   // transactions, at most `max` of them (nullopt: all). `more` when it stopped at `max`
   // with some perhaps left: calling again goes on where it stopped.

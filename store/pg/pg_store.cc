@@ -222,7 +222,9 @@ Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per
                       .Add(d.enabled)
                       .Add(d.max_in_flight)
                       .Add(d.tenant_id)
-                      .Add(d.rate_limit));
+                      .Add(d.rate_limit)
+                      .Add(OrderingName(d.ordering))
+                      .Add(OnDeadLetterName(d.on_dead_letter)));
     tx.commit();
     return Opened(ToDestination(r[0]));
   });
@@ -307,6 +309,16 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     params.Add(f.rate_limit.has_value());
     if (f.rate_limit) {
       params.Add(*f.rate_limit);
+    } else {
+      params.AddNull();
+    }
+    if (f.ordering) {
+      params.Add(OrderingName(*f.ordering));
+    } else {
+      params.AddNull();
+    }
+    if (f.on_dead_letter) {
+      params.Add(OnDeadLetterName(*f.on_dead_letter));
     } else {
       params.AddNull();
     }
@@ -807,10 +819,31 @@ Result<int64_t> PgStore::ReplayDeadLetter(int64_t id, const Scope& scope) {
     if (state.empty()) return Fail(ErrorKind::kNotFound, "no dead letter with that id");
     if (state[0][0].as<bool>())
       return Fail(ErrorKind::kConflict, "this dead letter was already replayed");
+    if (state[0][2].as<bool>()) {
+      return Fail(ErrorKind::kConflict, "this dead letter was dismissed");
+    }
     if (state[0][1].as<bool>()) {
       return Fail(ErrorKind::kConflict, "the destination of this dead letter was deleted");
     }
     return Fail(ErrorKind::kConflict, "the delivery of this dead letter is not dead-lettered");
+  });
+}
+
+Result<DeadLetter> PgStore::DismissDeadLetter(int64_t id, const Scope& scope) {
+  return Run([&](pqxx::connection& c) -> Result<DeadLetter> {
+    pqxx::work tx(c);
+    auto r = Exec(tx, sql::kDismissDeadLetter, Params().Add(id).Add(scope.tenant_id));
+    if (!r.empty()) {
+      NotifyWakeup(tx);
+      tx.commit();
+      return ToDeadLetter(r[0]);
+    }
+    auto state = Exec(tx, sql::kDeadLetterState, Params().Add(id).Add(scope.tenant_id));
+    if (state.empty()) return Fail(ErrorKind::kNotFound, "no dead letter with that id");
+    if (state[0][2].as<bool>()) {
+      return Fail(ErrorKind::kConflict, "this dead letter was already dismissed");
+    }
+    return Fail(ErrorKind::kConflict, "this dead letter was replayed; it cannot be dismissed");
   });
 }
 

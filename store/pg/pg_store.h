@@ -74,6 +74,7 @@ class PgStore final : public Store {
   Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter, const Page& page,
                                               const Scope& scope) override;
   Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) override;
+  Result<DeadLetter> DismissDeadLetter(int64_t id, const Scope& scope) override;
   Result<BulkReplay> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope,
                                        std::optional<int64_t> max) override;
   Result<TenantListing> ListTenants(const TenantPage& page) override;

@@ -39,6 +39,8 @@ Destination ToDestination(const pqxx::row& r) {
   d.health.failing_since = ToOptionalTimestamp(r[15]);
   d.health.next_probe_at = ToOptionalTimestamp(r[16]);
   d.health.effective_max_in_flight = ToOptionalInt(r[17]);
+  d.ordering = ParseOrdering(r[18].c_str()).value_or(Ordering::kNone);
+  d.on_dead_letter = ParseOnDeadLetter(r[19].c_str()).value_or(OnDeadLetter::kContinue);
   return d;
 }
 
@@ -77,6 +79,7 @@ DeadLetter ToDeadLetter(const pqxx::row& r) {
   d.dead_lettered_at = ToTimestamp(r[8]);
   d.replayed_at = ToOptionalTimestamp(r[9]);
   d.tenant_id = ToOptionalString(r[10]);
+  d.dismissed_at = ToOptionalTimestamp(r[11]);
   return d;
 }
 

@@ -94,6 +94,7 @@ class StubApiStores final : public DestinationStore,
     return No();
   }
   Result<int64_t> ReplayDeadLetter(int64_t, const Scope&) override { return No(); }
+  Result<DeadLetter> DismissDeadLetter(int64_t, const Scope&) override { return No(); }
   Result<BulkReplay> ReplayDeadLetters(const DeadLetterFilter&, const Scope&,
                                        std::optional<int64_t>) override {
     return No();

@@ -3,6 +3,7 @@ SELECT id, url, description, to_json(event_types)::text, secret, headers::text, 
        max_in_flight, created_at, updated_at, tenant_id, rate_limit, disabled_reason,
        -- from next_probe_at on, an open circuit lets its probe through: half-open
        CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
-       consecutive_failures, failing_since, next_probe_at, effective_max_in_flight
+       consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
+       ordering, on_dead_letter
   FROM destinations
  WHERE id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR tenant_id = $2)

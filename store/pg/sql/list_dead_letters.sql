@@ -1,6 +1,6 @@
 -- $7: the tenant_id filter, $8: the caller's tenant (each NULL: any).
 SELECT id, delivery_id, event_id, destination_id, reason, attempt_count, last_status_code,
-       last_error, dead_lettered_at, replayed_at, tenant_id
+       last_error, dead_lettered_at, replayed_at, tenant_id, dismissed_at
   FROM dead_letters
  WHERE ($1::bigint IS NULL OR destination_id = $1) AND ($2::text IS NULL OR reason = $2)
    AND ($3::timestamptz IS NULL OR dead_lettered_at >= $3)

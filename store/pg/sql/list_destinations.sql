@@ -3,7 +3,8 @@ SELECT id, url, description, to_json(event_types)::text, secret, headers::text, 
        max_in_flight, created_at, updated_at, tenant_id, rate_limit, disabled_reason,
        -- from next_probe_at on, an open circuit lets its probe through: half-open
        CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
-       consecutive_failures, failing_since, next_probe_at, effective_max_in_flight
+       consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
+       ordering, on_dead_letter
   FROM destinations
  WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR id < $1)
    AND ($3::text IS NULL OR tenant_id = $3) AND ($4::text IS NULL OR tenant_id = $4)

@@ -3,7 +3,8 @@
 -- $2: the caller's tenant (NULL: any).
 WITH dl AS (
   UPDATE dead_letters x SET replayed_at = now()
-   WHERE x.id = $1 AND x.replayed_at IS NULL AND ($2::text IS NULL OR x.tenant_id = $2)
+   WHERE x.id = $1 AND x.replayed_at IS NULL AND x.dismissed_at IS NULL
+     AND ($2::text IS NULL OR x.tenant_id = $2)
      AND EXISTS (SELECT 1 FROM destinations t
                   WHERE t.id = x.destination_id AND t.deleted_at IS NULL)
   RETURNING delivery_id)

@@ -5,7 +5,7 @@ WITH dl AS (
   UPDATE dead_letters x SET replayed_at = now()
    WHERE x.id IN (
      SELECT id FROM dead_letters
-      WHERE replayed_at IS NULL
+      WHERE replayed_at IS NULL AND dismissed_at IS NULL
         AND ($1::bigint IS NULL OR destination_id = $1) AND ($2::text IS NULL OR reason = $2)
         AND ($3::timestamptz IS NULL OR dead_lettered_at >= $3)
         AND ($4::timestamptz IS NULL OR dead_lettered_at < $4)

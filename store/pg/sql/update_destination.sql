@@ -17,6 +17,7 @@ UPDATE destinations
        enabled = coalesce($8::boolean, enabled),
        max_in_flight = CASE WHEN $9::boolean THEN $10::int ELSE max_in_flight END,
        rate_limit = CASE WHEN $14::boolean THEN $15::int ELSE rate_limit END,
+       ordering = coalesce($16, ordering), on_dead_letter = coalesce($17, on_dead_letter),
        disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
                          ELSE disabled_reason END,
        circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
@@ -34,4 +35,5 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           max_in_flight, created_at, updated_at, tenant_id, rate_limit, disabled_reason,
           -- from next_probe_at on, an open circuit lets its probe through: half-open
           CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
-          consecutive_failures, failing_since, next_probe_at, effective_max_in_flight
+          consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
+       ordering, on_dead_letter

@@ -30,7 +30,10 @@ struct Delivery {
   std::optional<std::string> last_error;
   Timestamp created_at;
   Timestamp updated_at;
-  std::optional<std::string> tenant_id = std::nullopt;  // its event's (and destination's)
+  std::optional<std::string> tenant_id = std::nullopt;     // its event's (and destination's)
+  std::optional<std::string> ordering_key = std::nullopt;  // its event's
+  // On a fifo destination, the delivery this pending one waits for (docs/ordering.md).
+  std::optional<int64_t> blocked_by = std::nullopt;
 };
 
 struct Attempt {

@@ -22,6 +22,8 @@ struct NewEvent {
   std::string verify_key_hash = {};
   // Fans out to this tenant's destinations alone; nullopt: to destinations without one.
   std::optional<std::string> tenant_id = std::nullopt;
+  // Orders it after the earlier events of this key on fifo destinations (docs/ordering.md).
+  std::optional<std::string> ordering_key = std::nullopt;
 };
 
 struct IdempotencyKey {
@@ -36,6 +38,7 @@ struct Event {
   Timestamp created_at;
   std::vector<Delivery> deliveries;  // filled by reads that say so
   std::optional<std::string> tenant_id = std::nullopt;
+  std::optional<std::string> ordering_key = std::nullopt;
 };
 
 struct IngestReceipt {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/encoding.h"
 #include "base/strings.h"
 
 namespace webhookd {
@@ -23,6 +24,17 @@ bool IsTokenChar(char c) {
 bool IsValidEventType(std::string_view type) {
   return !type.empty() && type.size() <= kMaxEventTypeLength &&
          std::all_of(type.begin(), type.end(), IsTypeChar);
+}
+
+bool IsValidOrderingKey(std::string_view key) {
+  if (key.empty() || !IsValidUtf8(key)) return false;
+  size_t characters = 0;
+  for (char c : key) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) return false;
+    if ((u & 0xC0) != 0x80) ++characters;  // not a continuation byte: a new character
+  }
+  return characters <= 255;
 }
 
 bool IsValidTenantId(std::string_view tenant_id) {

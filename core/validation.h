@@ -22,6 +22,12 @@ bool IsValidEventType(std::string_view type);
 // 1-128 of [A-Za-z0-9._:-]: the characters of an event type.
 inline constexpr const char* kTenantIdRule = "must be 1-128 characters of A-Z a-z 0-9 . _ : -";
 bool IsValidTenantId(std::string_view tenant_id);
+
+// An event's ordering key: 1 to 255 characters (of valid UTF-8) without control
+// characters. publish() holds keys to the same rule (migrations/0018_ordered_delivery.sql).
+inline constexpr const char* kOrderingKeyRule =
+    "must be 1-255 characters without control characters";
+bool IsValidOrderingKey(std::string_view key);
 // Types webhookd publishes about itself ("webhookd." and below); producers may not.
 bool IsReservedEventType(std::string_view type);
 // An event type, or a prefix pattern "p.*" whose "p" is 1+ event-type characters.

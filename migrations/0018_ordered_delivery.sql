@@ -11,37 +11,42 @@
 -- its deliveries; a replayed delivery keeps its id and so goes before the key's later
 -- ones.
 --
--- What it costs others: nothing for destinations that are not fifo. Their deliveries
--- carry no ordering_key (it is set, from the event, only for a fifo destination's
--- deliveries, by a statement trigger that every fan-out path goes through and that
--- returns at once while no destination is fifo), so they are in none of the indexes
--- below, and the claim's plain branch is unchanged.
+-- What it costs others: nothing for destinations that are not fifo. Every delivery
+-- carries its event's ordering_key (the fan-outs copy it), but only a fifo destination's
+-- are marked `fifo` (by a statement trigger that every fan-out path goes through and that
+-- returns at once while no destination is fifo), and only marked ones are in the indexes
+-- below; the claim's plain branch is unchanged.
 ALTER TABLE webhookd.events ADD COLUMN ordering_key text;
 ALTER TABLE webhookd.destinations
   ADD COLUMN ordering text NOT NULL DEFAULT 'none' CHECK (ordering IN ('none', 'fifo')),
   ADD COLUMN on_dead_letter text NOT NULL DEFAULT 'continue'
     CHECK (on_dead_letter IN ('continue', 'block'));
-ALTER TABLE webhookd.deliveries ADD COLUMN ordering_key text;  -- fifo only; '' for no key
+-- Its event's key, NULL for none (the fifo rule reads NULL as the one empty key), and
+-- whether its destination orders it.
+ALTER TABLE webhookd.deliveries ADD COLUMN ordering_key text,
+  ADD COLUMN fifo boolean NOT NULL DEFAULT false;
 ALTER TABLE webhookd.dead_letters ADD COLUMN dismissed_at timestamptz;
 
 -- A fifo destination's keys with unfinished deliveries, and each key's head: index probes.
-CREATE INDEX deliveries_fifo_unfinished ON webhookd.deliveries (destination_id, ordering_key, id)
-  WHERE ordering_key IS NOT NULL AND status IN ('pending', 'in_flight');
-CREATE INDEX deliveries_fifo_in_flight ON webhookd.deliveries (destination_id, ordering_key)
-  WHERE ordering_key IS NOT NULL AND status = 'in_flight';
+-- The key is indexed as coalesce(ordering_key, ''), so no key is one key.
+CREATE INDEX deliveries_fifo_unfinished
+  ON webhookd.deliveries (destination_id, (coalesce(ordering_key, '')), id)
+  WHERE fifo AND status IN ('pending', 'in_flight');
+CREATE INDEX deliveries_fifo_in_flight
+  ON webhookd.deliveries (destination_id, (coalesce(ordering_key, '')))
+  WHERE fifo AND status = 'in_flight';
 -- Under 'block': the open dead letters of a destination, the only ones that hold a key.
 CREATE INDEX dead_letters_open ON webhookd.dead_letters (destination_id, delivery_id)
   WHERE replayed_at IS NULL AND dismissed_at IS NULL;
 CREATE INDEX destinations_fifo ON webhookd.destinations (id) WHERE ordering = 'fifo';
 
--- A new delivery of a fifo destination takes its event's key ('' for none).
+-- A new delivery of a fifo destination is marked fifo.
 CREATE FUNCTION webhookd.key_fifo_deliveries() RETURNS trigger
   LANGUAGE plpgsql SET search_path = webhookd AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM destinations WHERE ordering = 'fifo') THEN
-    UPDATE deliveries d SET ordering_key = coalesce(e.ordering_key, '')
+    UPDATE deliveries d SET fifo = true
       FROM new_rows n JOIN destinations t ON t.id = n.destination_id AND t.ordering = 'fifo'
-      JOIN events e ON e.id = n.event_id
      WHERE d.id = n.id;
   END IF;
   RETURN NULL;
@@ -51,20 +56,19 @@ CREATE TRIGGER deliveries_fifo_keyed AFTER INSERT ON webhookd.deliveries
   REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION webhookd.key_fifo_deliveries();
 
--- A destination made fifo keys what it has unfinished (and what a replay may bring
--- back); one made plain again keeps its keys, which the claim then ignores.
+-- A destination made fifo marks what it has unfinished (and what a replay may bring
+-- back); one made plain again unmarks it.
 CREATE FUNCTION webhookd.key_destination_deliveries() RETURNS trigger
   LANGUAGE plpgsql SET search_path = webhookd AS $$
 BEGIN
-  UPDATE deliveries d SET ordering_key = coalesce(e.ordering_key, '')
-    FROM events e
-   WHERE d.destination_id = NEW.id AND d.ordering_key IS NULL AND e.id = d.event_id
+  UPDATE deliveries d SET fifo = (NEW.ordering = 'fifo')
+   WHERE d.destination_id = NEW.id AND d.fifo <> (NEW.ordering = 'fifo')
      AND d.status IN ('pending', 'in_flight', 'dead_lettered');
   RETURN NULL;
 END
 $$;
 CREATE TRIGGER destinations_fifo_keyed AFTER UPDATE OF ordering ON webhookd.destinations
-  FOR EACH ROW WHEN (NEW.ordering = 'fifo' AND OLD.ordering <> 'fifo')
+  FOR EACH ROW WHEN (NEW.ordering <> OLD.ordering)
   EXECUTE FUNCTION webhookd.key_destination_deliveries();
 
 -- Hints (0014), and: a fifo delivery that finished lets the next of its key go, so its
@@ -77,7 +81,7 @@ BEGIN
      WHERE n.status = 'pending' GROUP BY n.destination_id
     UNION ALL
     SELECT n.destination_id, now() FROM new_rows n
-     WHERE n.ordering_key IS NOT NULL AND n.status IN ('succeeded', 'dead_lettered', 'cancelled')
+     WHERE n.fifo AND n.status IN ('succeeded', 'dead_lettered', 'cancelled')
      GROUP BY n.destination_id;
   RETURN NULL;
 END
@@ -95,33 +99,59 @@ CREATE FUNCTION webhookd.fifo_due_heads(dest bigint, block boolean, want int)
   SELECT d.id, d.next_attempt_at FROM deliveries d
    WHERE d.id IN (
      WITH RECURSIVE keys(k) AS (
-       (SELECT x.ordering_key FROM deliveries x
-         WHERE x.destination_id = dest AND x.ordering_key IS NOT NULL
-           AND x.status IN ('pending', 'in_flight')
-         ORDER BY x.ordering_key LIMIT 1)
+       (SELECT coalesce(x.ordering_key, '') FROM deliveries x
+         WHERE x.destination_id = dest AND x.fifo AND x.status IN ('pending', 'in_flight')
+         ORDER BY coalesce(x.ordering_key, '') LIMIT 1)
        UNION ALL
-       SELECT (SELECT x.ordering_key FROM deliveries x
-                WHERE x.destination_id = dest AND x.ordering_key > keys.k
+       SELECT (SELECT coalesce(x.ordering_key, '') FROM deliveries x
+                WHERE x.destination_id = dest AND x.fifo
                   AND x.status IN ('pending', 'in_flight')
-                ORDER BY x.ordering_key LIMIT 1)
+                  AND coalesce(x.ordering_key, '') > keys.k
+                ORDER BY coalesce(x.ordering_key, '') LIMIT 1)
          FROM keys WHERE keys.k IS NOT NULL)
      SELECT h.id FROM keys CROSS JOIN LATERAL (
        SELECT x.id, x.status, x.next_attempt_at FROM deliveries x
-        WHERE x.destination_id = dest AND x.ordering_key = keys.k
+        WHERE x.destination_id = dest AND x.fifo AND coalesce(x.ordering_key, '') = keys.k
           AND x.status IN ('pending', 'in_flight')
-        ORDER BY x.ordering_key, x.id LIMIT 1) h
+        ORDER BY coalesce(x.ordering_key, ''), x.id LIMIT 1) h
       WHERE keys.k IS NOT NULL AND h.status = 'pending' AND h.next_attempt_at <= now()
         AND NOT EXISTS (SELECT 1 FROM deliveries f
-                         WHERE f.destination_id = dest AND f.ordering_key = keys.k
-                           AND f.status = 'in_flight')
+                         WHERE f.destination_id = dest AND f.fifo AND f.status = 'in_flight'
+                           AND coalesce(f.ordering_key, '') = keys.k)
         AND NOT (block AND EXISTS (
               SELECT 1 FROM dead_letters l JOIN deliveries b ON b.id = l.delivery_id
                WHERE l.destination_id = dest AND l.replayed_at IS NULL
                  AND l.dismissed_at IS NULL AND l.delivery_id < h.id
-                 AND b.ordering_key = keys.k))
+                 AND coalesce(b.ordering_key, '') = keys.k))
       LIMIT want)
      AND d.status = 'pending'
    FOR UPDATE OF d SKIP LOCKED
+$$;
+
+-- What a waiting delivery of a fifo destination waits for (the API's blocked_by): the
+-- oldest unfinished delivery of its key before it, else one of its key in flight, else
+-- (under 'block') the earliest open dead letter's delivery of its key before it. NULL for
+-- anything else; a delivery not marked fifo costs no query.
+CREATE FUNCTION webhookd.fifo_blocked_by(delivery bigint, dest bigint, fifo boolean, key text,
+                                         status text)
+  RETURNS bigint LANGUAGE sql STABLE SET search_path = webhookd AS $$
+  SELECT CASE WHEN NOT fifo OR status <> 'pending' THEN NULL ELSE (
+    SELECT coalesce(
+             (SELECT x.id FROM deliveries x
+               WHERE x.destination_id = dest AND x.fifo
+                 AND coalesce(x.ordering_key, '') = coalesce(key, '')
+                 AND x.status IN ('pending', 'in_flight') AND x.id < delivery
+               ORDER BY coalesce(x.ordering_key, ''), x.id LIMIT 1),
+             (SELECT x.id FROM deliveries x
+               WHERE x.destination_id = dest AND x.fifo AND x.status = 'in_flight'
+                 AND coalesce(x.ordering_key, '') = coalesce(key, '') LIMIT 1),
+             CASE WHEN t.on_dead_letter = 'block' THEN
+               (SELECT l.delivery_id FROM dead_letters l JOIN deliveries b ON b.id = l.delivery_id
+                 WHERE l.destination_id = dest AND l.replayed_at IS NULL
+                   AND l.dismissed_at IS NULL AND l.delivery_id < delivery
+                   AND coalesce(b.ordering_key, '') = coalesce(key, '')
+                 ORDER BY l.delivery_id LIMIT 1) END)
+      FROM destinations t WHERE t.id = dest AND t.ordering = 'fifo') END
 $$;
 
 -- publish() takes the event's ordering key too (docs/api.md); the old signature goes.
@@ -255,12 +285,12 @@ BEGIN
 
   -- The fan-out rule of store/pg/sql/fan_out.sql and fan_out_targeted.sql.
   IF v_target IS NOT NULL THEN
-    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
-    SELECT v_event, d.id, d.tenant_id, now() FROM destinations d
+    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
+    SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
      WHERE d.id = v_target AND d.enabled AND d.deleted_at IS NULL;
   ELSE
-    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
-    SELECT v_event, d.id, d.tenant_id, now() FROM destinations d
+    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
+    SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
      WHERE d.enabled AND d.deleted_at IS NULL
        AND coalesce(d.tenant_id, '') = coalesce(v_tenant, '')
        AND event_type_matches(d.event_types, v_type)  -- a few rows, once per call

@@ -317,6 +317,16 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
       event.tenant_id = std::move(*text);
     }
   }
+  if (const JsonMember* key = member("ordering_key");
+      key != nullptr && key->kind != JsonKind::kNull) {
+    auto text = key->kind == JsonKind::kString ? DecodeJsonString(key->raw)
+                                               : Result<std::string>(std::string());
+    if (!text || !IsValidOrderingKey(*text)) {
+      errors.push_back({"ordering_key", kOrderingKeyRule});
+    } else {
+      event.ordering_key = std::move(*text);
+    }
+  }
   if (!errors.empty()) return Invalid(std::move(errors));
   return event;
 }
@@ -366,7 +376,9 @@ Json DeliveryJson(const Delivery& d) {
           {"last_error", OrNull(d.last_error)},
           {"created_at", FormatRfc3339(d.created_at)},
           {"updated_at", FormatRfc3339(d.updated_at)},
-          {"tenant_id", OrNull(d.tenant_id)}};
+          {"tenant_id", OrNull(d.tenant_id)},
+          {"ordering_key", OrNull(d.ordering_key)},
+          {"blocked_by", d.blocked_by ? Json(FormatId(kDeliveryPrefix, *d.blocked_by)) : Json()}};
 }
 
 Json ReceiptJson(const Event& e) {
@@ -386,7 +398,8 @@ std::string EventText(const Event& e, bool with_deliveries) {
   Json j = {{"id", FormatId(kEventPrefix, e.id)},
             {"type", e.type},
             {"created_at", FormatRfc3339(e.created_at)},
-            {"tenant_id", OrNull(e.tenant_id)}};
+            {"tenant_id", OrNull(e.tenant_id)},
+            {"ordering_key", OrNull(e.ordering_key)}};
   if (with_deliveries) {
     Json deliveries = Json::array();
     for (const Delivery& d : e.deliveries) deliveries.push_back(DeliveryJson(d));

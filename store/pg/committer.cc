@@ -66,11 +66,12 @@ void GroupCommitter::CommitLoop() {
 }
 
 void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
-  ArrayLiteral types, payloads, key_hashes, tenants;
+  ArrayLiteral types, payloads, key_hashes, tenants, ordering_keys;
   for (const Pending* p : group) {
     types.Add(std::string_view(p->event->type));
     payloads.Add(std::string_view(p->event->payload));
     tenants.Add(p->event->tenant_id);
+    ordering_keys.Add(p->event->ordering_key);
     if (p->event->verify_key_hash.empty()) {
       key_hashes.AddNull();
     } else {
@@ -92,7 +93,8 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                          .Add(types.Finish())
                          .Add(payloads.Finish())
                          .Add(key_hashes.Finish())
-                         .Add(tenants.Finish()));
+                         .Add(tenants.Finish())
+                         .Add(ordering_keys.Finish()));
     bool any_delivery = false;
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);
@@ -109,7 +111,8 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                   group[i]->event->payload,
                   ToTimestamp(row[2]),
                   {},
-                  group[i]->event->tenant_id};
+                  group[i]->event->tenant_id,
+                  group[i]->event->ordering_key};
       }
       if (!row[3].is_null()) {
         e.deliveries.push_back(NewDelivery(row[3].as<int64_t>(), e.id, row[4].as<int64_t>(),

@@ -397,10 +397,12 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
         auto live = Exec(tx, sql::kFindApiKey, Params().Add(event.verify_key_hash));
         if (live.empty() || ToApiKey(live[0]).role == Role::kTenant) return KeyNotLive();
       }
-      auto ev = Exec(tx, sql::kInsertEvent,
-                     Params().Add(event.type).Add(event.payload).Add(event.tenant_id));
-      receipt.event = Event{ev[0][0].as<int64_t>(), event.type, event.payload,
-                            ToTimestamp(ev[0][1]),  {},         event.tenant_id};
+      auto ev = Exec(
+          tx, sql::kInsertEvent,
+          Params().Add(event.type).Add(event.payload).Add(event.tenant_id).Add(event.ordering_key));
+      receipt.event =
+          Event{ev[0][0].as<int64_t>(), event.type,        event.payload, ToTimestamp(ev[0][1]), {},
+                event.tenant_id,        event.ordering_key};
       if (key) {
         key_taken = !Exec(tx, sql::kTakeIdempotencyKey,
                           Params()
@@ -424,12 +426,17 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                                                       "tenant_id"}});
           }
         }
-        const pqxx::result rows =
-            event.destination_id
-                ? Exec(tx, sql::kFanOutTargeted,
-                       Params().Add(receipt.event.id).Add(*event.destination_id))
-                : Exec(tx, sql::kFanOut,
-                       Params().Add(receipt.event.id).Add(event.type).Add(event.tenant_id));
+        const pqxx::result rows = event.destination_id ? Exec(tx, sql::kFanOutTargeted,
+                                                              Params()
+                                                                  .Add(receipt.event.id)
+                                                                  .Add(*event.destination_id)
+                                                                  .Add(event.ordering_key))
+                                                       : Exec(tx, sql::kFanOut,
+                                                              Params()
+                                                                  .Add(receipt.event.id)
+                                                                  .Add(event.type)
+                                                                  .Add(event.tenant_id)
+                                                                  .Add(event.ordering_key));
         for (const auto& row : rows) {
           receipt.event.deliveries.push_back(NewDelivery(row[0].as<int64_t>(), receipt.event.id,
                                                          row[1].as<int64_t>(), ToTimestamp(row[2]),

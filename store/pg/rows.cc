@@ -58,12 +58,15 @@ Delivery ToDelivery(const pqxx::row& r) {
   d.created_at = ToTimestamp(r[9]);
   d.updated_at = ToTimestamp(r[10]);
   d.tenant_id = ToOptionalString(r[11]);
+  d.ordering_key = ToOptionalString(r[12]);
+  if (!r[13].is_null()) d.blocked_by = r[13].as<int64_t>();
   return d;
 }
 
 Event ToEvent(const pqxx::row& r) {
-  return Event{r[0].as<int64_t>(), r[1].c_str(), std::string(r[2].c_str(), r[2].size()),
-               ToTimestamp(r[3]),  {},           ToOptionalString(r[4])};
+  return Event{r[0].as<int64_t>(),    r[1].c_str(), std::string(r[2].c_str(), r[2].size()),
+               ToTimestamp(r[3]),     {},           ToOptionalString(r[4]),
+               ToOptionalString(r[5])};
 }
 
 DeadLetter ToDeadLetter(const pqxx::row& r) {

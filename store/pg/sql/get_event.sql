@@ -1,3 +1,3 @@
 -- $2: the caller's tenant (NULL: any).
-SELECT id, type, payload, created_at, tenant_id FROM events
+SELECT id, type, payload, created_at, tenant_id, ordering_key FROM events
  WHERE id = $1 AND ($2::text IS NULL OR tenant_id = $2)

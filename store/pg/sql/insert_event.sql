@@ -1,1 +1,2 @@
-INSERT INTO events (type, payload, tenant_id) VALUES ($1, $2, $3) RETURNING id, created_at
+INSERT INTO events (type, payload, tenant_id, ordering_key) VALUES ($1, $2, $3, $4)
+RETURNING id, created_at

@@ -5,13 +5,13 @@
 -- its own tenant's destinations alone, found through the destinations_fan_out index
 -- (migrations/0006_tenants.sql) whose expression the join repeats, and matched by type
 -- with the keys of event_type_keys (migrations/0010_event_type_keys.sql), computed once
--- per event.
+-- per event. $5: each row's ordering key (NULL: none).
 WITH input AS (
-  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ord
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ord)),
+  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.ord
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, ord)),
 ids AS (
-  SELECT ord, type, payload, tenant_id, event_type_keys(type) AS keys,
+  SELECT ord, type, payload, tenant_id, ordering_key, event_type_keys(type) AS keys,
          nextval(pg_get_serial_sequence('events', 'id')) AS id
     FROM input x
    WHERE x.key_hash IS NULL
@@ -20,11 +20,11 @@ ids AS (
                     AND (k.expires_at IS NULL OR k.expires_at > now())
                     AND k.role IN ('publisher', 'admin'))),
 ev AS (
-  INSERT INTO events (id, type, payload, tenant_id) OVERRIDING SYSTEM VALUE
-  SELECT id, type, payload, tenant_id FROM ids ORDER BY ord RETURNING id),
+  INSERT INTO events (id, type, payload, tenant_id, ordering_key) OVERRIDING SYSTEM VALUE
+  SELECT id, type, payload, tenant_id, ordering_key FROM ids ORDER BY ord RETURNING id),
 dl AS (
-  INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
-  SELECT i.id, t.id, t.tenant_id, now() FROM ids i CROSS JOIN LATERAL (
+  INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
+  SELECT i.id, t.id, t.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (
     SELECT t.id, t.tenant_id FROM destinations t
      WHERE t.enabled AND t.deleted_at IS NULL
        AND coalesce(t.tenant_id, '') = coalesce(i.tenant_id, '')

@@ -98,15 +98,15 @@ TEST_F(FifoPgTest, EventsWithoutAKeyAreOneSequenceAndPlainDestinationsAreUnaffec
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, (std::vector<std::pair<int64_t, int64_t>>{
                      {fifo, e1}, {fifo, e3}, {plain, e1}, {plain, e2}, {plain, e3}}));
-  // Keys are kept only where they order something.
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM webhookd.deliveries WHERE ordering_key IS NOT NULL "
-                       "AND destination_id = " +
-                       N(plain)),
-            "0");
-  EXPECT_EQ(db_.Scalar("SELECT string_agg(ordering_key, ',' ORDER BY id) FROM "
-                       "webhookd.deliveries WHERE destination_id = " +
+  // Every delivery has its event's key; only the fifo destination's are marked for the rule.
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(coalesce(ordering_key, '-') || ':' || fifo, ',' ORDER "
+                       "BY id) FROM webhookd.deliveries WHERE destination_id = " +
                        N(fifo)),
-            ",,A");
+            "-:true,-:true,A:true");
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(coalesce(ordering_key, '-') || ':' || fifo, ',' ORDER "
+                       "BY id) FROM webhookd.deliveries WHERE destination_id = " +
+                       N(plain)),
+            "-:false,-:false,A:false");
 }
 
 TEST_F(FifoPgTest, AReplayedEarlierEventGoesBeforeTheKeysLaterOnes) {

@@ -184,11 +184,11 @@ TEST(FanOutPlanTest, BothFanOutsProbeTheTenantIndexWithAGenericPlan) {
     for (const auto& row : tx.exec(explain)) text += std::string(row[0].c_str()) + "\n";
     return text;
   };
-  const std::string single = plan("EXPLAIN EXECUTE single(1, 'order.created', 't-7')");
+  const std::string single = plan("EXPLAIN EXECUTE single(1, 'order.created', 't-7', NULL)");
   EXPECT_THAT(single, ::testing::HasSubstr("destinations_fan_out")) << single;
   EXPECT_THAT(single, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << single;
   const std::string grouped =
-      plan("EXPLAIN EXECUTE grouped('{order.created}', '{\"{}\"}', '{NULL}', '{t-7}')");
+      plan("EXPLAIN EXECUTE grouped('{order.created}', '{\"{}\"}', '{NULL}', '{t-7}', '{NULL}')");
   EXPECT_THAT(grouped, ::testing::HasSubstr("destinations_fan_out")) << grouped;
   EXPECT_THAT(grouped, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << grouped;
 }

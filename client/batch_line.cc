@@ -36,7 +36,7 @@ Result<Event> ParseBatchLine(std::string_view line) {
   if (!members) return Fail(ErrorKind::kInvalid, "not a JSON object");
   for (const auto& [name, value] : *members) {
     if (name != "type" && name != "payload" && name != "tenant_id" && name != "destination_id" &&
-        name != "idempotency_key")
+        name != "idempotency_key" && name != "ordering_key")
       return Fail(ErrorKind::kInvalid, "unknown member \"" + name + "\"");
   }
   Event event;
@@ -53,7 +53,8 @@ Result<Event> ParseBatchLine(std::string_view line) {
   event.payload = std::string(payload->second);
   for (auto [name, field] : {std::pair{"tenant_id", &event.tenant_id},
                              std::pair{"destination_id", &event.destination_id},
-                             std::pair{"idempotency_key", &event.idempotency_key}}) {
+                             std::pair{"idempotency_key", &event.idempotency_key},
+                             std::pair{"ordering_key", &event.ordering_key}}) {
     auto value = StringMember(*members, name);
     if (!value) return Propagate(value);
     *field = *value;

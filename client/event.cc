@@ -10,6 +10,7 @@ std::string EventBody(const Event& event) {
   std::string body = "{\"type\":" + JsonQuote(event.type) + ",\"payload\":" + event.payload;
   if (event.tenant_id) body += ",\"tenant_id\":" + JsonQuote(*event.tenant_id);
   if (event.destination_id) body += ",\"destination_id\":" + JsonQuote(*event.destination_id);
+  if (event.ordering_key) body += ",\"ordering_key\":" + JsonQuote(*event.ordering_key);
   body += '}';
   return body;
 }

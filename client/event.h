@@ -15,9 +15,12 @@ struct Event {
   std::optional<std::string> destination_id;
   // When unset, the publisher makes one up (once per event, reused on every retry).
   std::optional<std::string> idempotency_key;
+  // Orders it after the earlier events of this key on fifo destinations.
+  std::optional<std::string> ordering_key = std::nullopt;
 };
 
-// The body of POST /v1/events: {"type","payload","tenant_id"?,"destination_id"?}, with
+// The body of POST /v1/events: {"type","payload","tenant_id"?,"destination_id"?,
+// "ordering_key"?}, with
 // `payload` spliced in verbatim.
 std::string EventBody(const Event& event);
 

@@ -37,14 +37,14 @@ using client::RetrySchedule;
 
 constexpr const char* kHelp = R"(Usage:
   webhookd send --type T [--tenant T] [--destination ID] [--idempotency-key K]
-                [--data JSON | --data-file F]
+                [--ordering-key O] [--data JSON | --data-file F]
   webhookd send --batch F [--concurrency N]
 
 Publishes events to webhookd's API (POST /v1/events), retrying what is worth retrying.
 With --type it publishes one event whose payload, a JSON object, is --data, the contents
 of --data-file, or stdin. With --batch it publishes every line of F ("-" reads stdin),
 each a JSON object {"type", "payload", "tenant_id"?, "destination_id"?,
-"idempotency_key"?}, N at a time. A payload's bytes are sent exactly as given.
+"idempotency_key"?, "ordering_key"?}, N at a time. A payload's bytes are sent exactly as given.
 
 Every event carries an Idempotency-Key (the one given, else a random one made once per
 event), so a retry never publishes an event twice. Connection failures, timeouts, 408,
@@ -59,6 +59,8 @@ Options:
   --tenant T             the event's tenant_id
   --destination ID       deliver to this destination only
   --idempotency-key K    the event's Idempotency-Key (1-255 visible ASCII characters)
+  --ordering-key O       the event's ordering_key: fifo destinations deliver the events of
+                         one key one at a time, in order
   --data JSON            the payload
   --data-file F          the payload, read from the file F
   --batch F              events, one JSON object a line; blank lines are skipped
@@ -93,7 +95,8 @@ struct UsageError {
 };
 
 const std::vector<std::string> kSingleFlags = {
-    "--type", "--tenant", "--destination", "--idempotency-key", "--data", "--data-file"};
+    "--type",         "--tenant", "--destination", "--idempotency-key",
+    "--ordering-key", "--data",   "--data-file"};
 const std::vector<std::string> kOtherFlags = {"--batch", "--concurrency", "--max-attempts",
                                               "--max-wait"};
 
@@ -180,6 +183,7 @@ std::expected<Event, UsageError> SingleEvent(const std::map<std::string, std::st
   if (auto it = flags.find("--destination"); it != flags.end()) event.destination_id = it->second;
   if (auto it = flags.find("--idempotency-key"); it != flags.end())
     event.idempotency_key = it->second;
+  if (auto it = flags.find("--ordering-key"); it != flags.end()) event.ordering_key = it->second;
 
   std::string source;
   std::optional<std::string> text;

@@ -8,13 +8,15 @@ namespace {
 TEST(BatchLineTest, ReadsEveryFieldAndKeepsThePayloadBytes) {
   auto event = ParseBatchLine(
       R"({"payload":{ "n" : 1.10, "big": 123456789012345678901234567890 }, "type":"order.paid",)"
-      R"( "tenant_id":"acme","destination_id":"dst_3","idempotency_key":"order-1-paid"})");
+      R"( "tenant_id":"acme","destination_id":"dst_3","idempotency_key":"order-1-paid",)"
+      R"( "ordering_key":"order-1"})");
   ASSERT_TRUE(event) << event.error().message;
   EXPECT_EQ(event->type, "order.paid");
   EXPECT_EQ(event->payload, R"({ "n" : 1.10, "big": 123456789012345678901234567890 })");
   EXPECT_EQ(event->tenant_id, "acme");
   EXPECT_EQ(event->destination_id, "dst_3");
   EXPECT_EQ(event->idempotency_key, "order-1-paid");
+  EXPECT_EQ(event->ordering_key, "order-1");
 }
 
 TEST(BatchLineTest, OptionalFieldsMayBeAbsentOrNull) {

@@ -13,6 +13,8 @@ TEST(EventTest, BodyHasOnlyTheFieldsGiven) {
             R"({"type":"a.b","payload":{"x" : [1, 2]},"tenant_id":"acme"})");
   EXPECT_EQ(EventBody({"a.b", "{}", {}, "dst_1", {}}),
             R"({"type":"a.b","payload":{},"destination_id":"dst_1"})");
+  EXPECT_EQ(EventBody({"a.b", "{}", {}, {}, {}, "order-\"42\""}),
+            R"({"type":"a.b","payload":{},"ordering_key":"order-\"42\""})");
 }
 }  // namespace
 }  // namespace webhookd::client

@@ -17,6 +17,9 @@ function replayCell(ctx, dl) {
   if (dl.replayed_at) {
     return h('span', { class: 'muted' }, 'Replayed ', time(dl.replayed_at));
   }
+  if (dl.dismissed_at) {
+    return h('span', { class: 'muted' }, 'Dismissed ', time(dl.dismissed_at));
+  }
   const cell = h('span');
   const btn = button('Replay', () => busy(btn, async () => {
     try {
@@ -34,7 +37,19 @@ function replayCell(ctx, dl) {
       }
     }
   }), { class: 'btn-small', 'aria-label': `Replay dead letter ${dl.id}` });
-  cell.appendChild(btn);
+  // Dismissing sets it aside for good: on a fifo destination that blocks, its key goes on.
+  const dismiss = button('Dismiss', () => busy(dismiss, async () => {
+    try {
+      const r = await api.post(api.path`/v1/admin/dead-letters/${dl.id}/dismiss`, undefined,
+        { signal: ctx.signal });
+      replace(cell, h('span', { class: 'muted' }, 'Dismissed ', time(r && r.dismissed_at)));
+      toast('Dead letter dismissed');
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      toast(`Could not dismiss it: ${err.message}`, 'error');
+    }
+  }), { class: 'btn-small btn-secondary', 'aria-label': `Dismiss dead letter ${dl.id}` });
+  cell.append(btn, ' ', dismiss);
   return cell;
 }
 
@@ -47,7 +62,7 @@ async function countMatches(ctx, query, progress) {
     const body = await api.get('/v1/admin/dead-letters', { ...query, cursor, limit: COUNT_PAGE },
       { signal: ctx.signal });
     const rows = Array.isArray(body.data) ? body.data : [];
-    count += rows.filter((dl) => !dl.replayed_at).length;
+    count += rows.filter((dl) => !dl.replayed_at && !dl.dismissed_at).length;
     progress(count);
     if (!body.next_cursor) return { count, complete: true };
     cursor = body.next_cursor;

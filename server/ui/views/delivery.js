@@ -71,6 +71,8 @@ export function render(ctx) {
           ['Event', idLink('events', delivery.event_id)],
           ['Destination', idLink('destinations', delivery.destination_id)],
           ['Attempts', show(delivery.attempt_count)],
+          ['Ordering key', delivery.ordering_key === null || delivery.ordering_key === undefined
+            ? show(null) : h('span', { class: 'mono', id: 'delivery-ordering-key' }, delivery.ordering_key)],
           ['Created', time(delivery.created_at)],
         ])),
         card('Latest', facts([
@@ -80,6 +82,11 @@ export function render(ctx) {
           ['Next attempt', time(delivery.next_attempt_at)],
           ['Updated', time(delivery.updated_at)],
         ]))),
+      delivery.blocked_by
+        ? h('div', { class: 'alert alert-info', id: 'delivery-blocked-by' },
+          'Waiting for ', idLink('deliveries', delivery.blocked_by),
+          ': its destination delivers the events of one ordering key one at a time, in order.')
+        : null,
       delivery.status === 'dead_lettered' && ctx.role !== 'publisher'
         ? h('div', { class: 'alert alert-warn' }, 'This delivery was dead-lettered. ',
           h('a', { href: `#/dead-letters?destination_id=${encodeURIComponent(delivery.destination_id || '')}` },

@@ -76,6 +76,10 @@ function detailBody(ctx, d, notices, reload) {
     ['Custom headers', headers],
     ['Max in flight', show(d.max_in_flight)],
     ['Rate limit', d.rate_limit === null || d.rate_limit === undefined ? show(null) : `${d.rate_limit} per second`],
+    ['Ordering', d.ordering === 'fifo'
+      ? h('span', null, h('span', { class: 'badge badge-info', id: 'fifo-badge' }, 'fifo'),
+        d.on_dead_letter === 'block' ? ' \u2014 a dead letter holds its key' : ' \u2014 a dead letter lets its key go on')
+      : 'none'],
     ['Created', time(d.created_at)],
     ['Updated', time(d.updated_at)],
   ]));

@@ -26,6 +26,12 @@ function headersText(headers) {
   return Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\n');
 }
 
+function select(id, name, options, value) {
+  const input = h('select', { id, name }, options.map(([v, text]) => h('option', { value: v }, text)));
+  input.value = value;
+  return input;
+}
+
 function field(id, label, input, help) {
   const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
   input.setAttribute('aria-describedby', help ? `${id}-help ${id}-error` : `${id}-error`);
@@ -87,6 +93,14 @@ function formBody(ctx, d) {
       id: 'dest-rate-limit', name: 'rate_limit', type: 'number', min: 1, max: 100000, step: 1,
       placeholder: 'no limit', value: editing && d.rate_limit != null ? String(d.rate_limit) : '',
     })),
+    ordering: field('dest-ordering', 'Ordering', select('dest-ordering', 'ordering', [
+      ['none', 'None: deliveries go in parallel'],
+      ['fifo', 'fifo: one at a time per ordering key, in order'],
+    ], editing ? d.ordering || 'none' : 'none'), 'With fifo, events that share an ordering_key arrive one after another, in the order they were accepted.'),
+    on_dead_letter: field('dest-on-dead-letter', 'When a fifo delivery is dead-lettered', select('dest-on-dead-letter', 'on_dead_letter', [
+      ['continue', 'Continue with the next of its key'],
+      ['block', 'Hold its key until it is replayed or dismissed'],
+    ], editing ? d.on_dead_letter || 'continue' : 'continue')),
   };
   const showTenant = !editing && ctx.role !== 'tenant';
   if (showTenant) {
@@ -108,6 +122,7 @@ function formBody(ctx, d) {
         h('p', { class: 'static' }, show(d.tenant_id))) : null),
     fields.headers.node,
     h('div', { class: 'grid-2 tight' }, fields.max_in_flight.node, fields.rate_limit.node),
+    h('div', { class: 'grid-2 tight' }, fields.ordering.node, fields.on_dead_letter.node),
     editing ? null : h('div', { class: 'field check' }, enabled,
       h('label', { for: 'dest-enabled' }, 'Enabled: deliver events as soon as it exists')),
     status,
@@ -163,6 +178,8 @@ function formBody(ctx, d) {
       headers,
       max_in_flight: maxInFlight,
       rate_limit: rateLimit,
+      ordering: fields.ordering.input.value,
+      on_dead_letter: fields.on_dead_letter.input.value,
     };
     if (editing) {
       // Only what changed, so fields this form does not show are left alone.
@@ -173,6 +190,8 @@ function formBody(ctx, d) {
       if (!same(wanted.headers, d.headers || {})) body.headers = wanted.headers;
       if (!same(wanted.max_in_flight, d.max_in_flight)) body.max_in_flight = wanted.max_in_flight;
       if (!same(wanted.rate_limit, d.rate_limit)) body.rate_limit = wanted.rate_limit;
+      if (!same(wanted.ordering, d.ordering || 'none')) body.ordering = wanted.ordering;
+      if (!same(wanted.on_dead_letter, d.on_dead_letter || 'continue')) body.on_dead_letter = wanted.on_dead_letter;
       if (!Object.keys(body).length) {
         ctx.navigate(cancelHref);
         return;
@@ -184,6 +203,8 @@ function formBody(ctx, d) {
       if (Object.keys(headers).length) body.headers = headers;
       if (maxInFlight !== null) body.max_in_flight = maxInFlight;
       if (rateLimit !== null) body.rate_limit = rateLimit;
+      if (wanted.ordering !== 'none') body.ordering = wanted.ordering;
+      if (wanted.on_dead_letter !== 'continue') body.on_dead_letter = wanted.on_dead_letter;
       if (showTenant && v('tenant_id')) body.tenant_id = v('tenant_id');
       if (!enabled.checked) body.enabled = false;
     }

@@ -168,6 +168,20 @@ TEST_F(FifoPgTest, AnOpenCircuitSkipsTheHeadsAlone) {
   for (const auto& x : c) EXPECT_EQ(x.kind, ClaimKind::kSkip);
 }
 
+TEST_F(FifoPgTest, ADisabledFifoDestinationWaitsAndGoesOnInOrderWhenEnabled) {
+  const int64_t dst = Destination();
+  const int64_t a1 = Publish("A");
+  Publish("A");
+  DestinationFields off;
+  off.enabled = false;
+  ASSERT_TRUE(store_.UpdateDestination(dst, off, Scope::All()));
+  EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{});
+  DestinationFields on;
+  on.enabled = true;
+  ASSERT_TRUE(store_.UpdateDestination(dst, on, Scope::All()));
+  EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
+}
+
 TEST_F(FifoPgTest, AHeadWhoseWorkerDiedIsClaimedAgainAfterItsLease) {
   Destination();
   const int64_t a1 = Publish("A");

@@ -41,7 +41,7 @@ CREATE INDEX dead_letters_open ON webhookd.dead_letters (destination_id, deliver
 CREATE INDEX destinations_fifo ON webhookd.destinations (id) WHERE ordering = 'fifo';
 
 -- A new delivery of a fifo destination is marked fifo.
-CREATE FUNCTION webhookd.key_fifo_deliveries() RETURNS trigger
+CREATE FUNCTION webhookd.mark_fifo_deliveries() RETURNS trigger
   LANGUAGE plpgsql SET search_path = webhookd AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM destinations WHERE ordering = 'fifo') THEN
@@ -52,13 +52,13 @@ BEGIN
   RETURN NULL;
 END
 $$;
-CREATE TRIGGER deliveries_fifo_keyed AFTER INSERT ON webhookd.deliveries
+CREATE TRIGGER deliveries_fifo_marked AFTER INSERT ON webhookd.deliveries
   REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION webhookd.key_fifo_deliveries();
+  FOR EACH STATEMENT EXECUTE FUNCTION webhookd.mark_fifo_deliveries();
 
 -- A destination made fifo marks what it has unfinished (and what a replay may bring
 -- back); one made plain again unmarks it.
-CREATE FUNCTION webhookd.key_destination_deliveries() RETURNS trigger
+CREATE FUNCTION webhookd.mark_destination_deliveries() RETURNS trigger
   LANGUAGE plpgsql SET search_path = webhookd AS $$
 BEGIN
   UPDATE deliveries d SET fifo = (NEW.ordering = 'fifo')
@@ -67,9 +67,9 @@ BEGIN
   RETURN NULL;
 END
 $$;
-CREATE TRIGGER destinations_fifo_keyed AFTER UPDATE OF ordering ON webhookd.destinations
+CREATE TRIGGER destinations_fifo_marked AFTER UPDATE OF ordering ON webhookd.destinations
   FOR EACH ROW WHEN (NEW.ordering <> OLD.ordering)
-  EXECUTE FUNCTION webhookd.key_destination_deliveries();
+  EXECUTE FUNCTION webhookd.mark_destination_deliveries();
 
 -- Hints (0014), and: a fifo delivery that finished lets the next of its key go, so its
 -- destination is visited now. Only a fifo delivery carries a key: others add nothing.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "tests/testing/pg_cluster.h"
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
+#include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
 namespace webhookd::testing {
@@ -217,6 +219,130 @@ TEST(FifoFaultTest, KilledWorkersAndARestartedDatabaseKeepEveryKeyInOrder) {
   EXPECT_EQ(violations, 0);
   EXPECT_EQ(missing, 0);
   EXPECT_GT(kills.load(), 0);
+}
+
+// The same chaos with on_dead_letter "block" and a receiver that answers 400 to one chosen
+// event of each of a few keys: the later events of those keys wait behind the dead letter
+// however the workers die, and go on in order once it is dismissed; other keys never wait.
+TEST(FifoFaultTest, UnderBlockADeadLetterHoldsItsKeyThroughTheChaosUntilDismissed) {
+  PgCluster cluster;
+  const std::string url = cluster.CreateMigratedDatabase("webhookd_fifo_block");
+  constexpr int kBlockKeys = 12;
+  constexpr int kEventsPerKey = 8;
+  constexpr int kRefused = 3;  // this event of keys 0..2 is answered 400
+  std::mutex mu;
+  std::vector<Seen> seen;
+  Receiver receiver([&](const Received& r, int) {
+    const Json data = Json::parse(r.body)["data"];
+    const std::string key = data["key"];
+    const int seq = data["seq"];
+    const bool refused = seq == kRefused && (key == "key-0" || key == "key-1" || key == "key-2");
+    std::lock_guard lock(mu);
+    seen.push_back({key, seq, !refused});
+    Answer a;
+    a.status = refused ? 400 : 200;
+    return a;
+  });
+  WebhookdProcess server(url, "server", kEnv);
+  auto created =
+      server.Call("POST", "/v1/destinations",
+                  {{"url", receiver.url()}, {"ordering", "fifo"}, {"on_dead_letter", "block"}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string destination = Json::parse(created.body)["id"];
+  std::mutex workers_mu;
+  std::vector<std::unique_ptr<WebhookdProcess>> workers;
+  for (int i = 0; i < kWorkers; ++i) {
+    workers.push_back(std::make_unique<WebhookdProcess>(url, "worker", kEnv));
+  }
+  std::atomic<bool> chaos_stop{false};
+  std::atomic<int> kills{0};
+  std::thread chaos([&] {
+    std::mt19937 rng(std::random_device{}());
+    std::uniform_int_distribution<int> pause_ms(500, 2000);
+    std::uniform_int_distribution<int> pick(0, kWorkers - 1);
+    while (!chaos_stop) {
+      const auto until = Clock::now() + std::chrono::milliseconds(pause_ms(rng));
+      while (!chaos_stop && Clock::now() < until) std::this_thread::sleep_for(20ms);
+      if (chaos_stop) break;
+      std::lock_guard lock(workers_mu);
+      auto& victim = workers[pick(rng)];
+      victim->process().Signal(SIGKILL);
+      victim->process().Wait(10s);
+      ++kills;
+      victim = std::make_unique<WebhookdProcess>(url, "worker", kEnv);
+    }
+  });
+  const auto start = Clock::now();
+  {
+    auto client = server.Client();
+    for (int seq = 0; seq < kEventsPerKey; ++seq) {
+      for (int k = 0; k < kBlockKeys; ++k) {
+        const std::string key = "key-" + std::to_string(k);
+        const Json body = {{"type", "order.updated"},
+                           {"ordering_key", key},
+                           {"payload", {{"key", key}, {"seq", seq}}}};
+        const httplib::Headers idem = {{"Idempotency-Key", key + "-" + std::to_string(seq)}};
+        while (Clock::now() - start < 120s) {
+          auto res = client->Post("/v1/events", idem, body.dump(), "application/json");
+          if (res && res->status == 202) break;
+          std::this_thread::sleep_for(200ms);
+        }
+      }
+    }
+  }
+  // The unblocked keys finish; the three blocked ones hold at their refused event.
+  Json dead = Json::array();
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        dead =
+            Json::parse(server.Call("GET", "/v1/admin/dead-letters?destination_id=" + destination)
+                            .body)["data"];
+        std::lock_guard lock(mu);
+        const auto oks =
+            std::count_if(seen.begin(), seen.end(), [](const Seen& x) { return x.ok; });
+        return dead.size() == 3 && oks >= (kBlockKeys - 3) * kEventsPerKey + 3 * kRefused;
+      },
+      60s));
+  std::this_thread::sleep_for(1s);  // nothing more of the blocked keys may arrive meanwhile
+  {
+    std::lock_guard lock(mu);
+    for (const Seen& x : seen) {
+      if ((x.key == "key-0" || x.key == "key-1" || x.key == "key-2") && x.seq > kRefused) {
+        ADD_FAILURE() << x.key << " seq " << x.seq << " went while its key was blocked";
+      }
+    }
+  }
+  for (const Json& d : dead) {
+    auto res =
+        server.Call("POST", "/v1/admin/dead-letters/" + d["id"].get<std::string>() + "/dismiss");
+    EXPECT_EQ(res.status, 200) << res.body;
+  }
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::lock_guard lock(mu);
+        return std::count_if(seen.begin(), seen.end(), [](const Seen& x) { return x.ok; }) ==
+               kBlockKeys * kEventsPerKey - 3;
+      },
+      60s));
+  chaos_stop = true;
+  chaos.join();
+  // Per key: in order, each event once answered 2xx (the refused one never), the next only
+  // after the previous one's 2xx or, for the refused one, its dismissal.
+  std::lock_guard lock(mu);
+  int64_t violations = 0;
+  for (int k = 0; k < kBlockKeys; ++k) {
+    const std::string key = "key-" + std::to_string(k);
+    int current = -1;
+    for (const Seen& x : seen) {
+      if (x.key != key) continue;
+      if (x.seq < current || x.seq > current + 1) ++violations;
+      current = std::max(current, x.seq);
+    }
+    EXPECT_EQ(current, kEventsPerKey - 1) << key;
+  }
+  std::printf("fifo block fault: %d kills, %zu arrivals, %lld violations\n", kills.load(),
+              seen.size(), static_cast<long long>(violations));
+  EXPECT_EQ(violations, 0);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
+#include "tests/testing/worker_chaos.h"
 
 namespace webhookd::testing {
 namespace {
@@ -88,11 +89,8 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
     auto res = server.Call("POST", "/v1/destinations", {{"url", r->url()}});
     ASSERT_EQ(res.status, 201) << res.body;
   }
-
-  std::mutex workers_mu;
-  std::vector<std::unique_ptr<WebhookdProcess>> workers;
-  for (int i = 0; i < kWorkers; ++i)
-    workers.push_back(std::make_unique<WebhookdProcess>(url, "worker", kEnv));
+  // ---- chaos: SIGKILL a random worker every 0.5-2 s and start a new one ----
+  WorkerChaos chaos(url, kEnv, kWorkers);
 
   // ---- ingest: kEvents requests, each once, payload {"n": n} ----
   std::vector<Answer> answers(kEvents);
@@ -121,26 +119,6 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
     });
   }
 
-  // ---- chaos: SIGKILL a random worker every 0.5-2 s and start a new one ----
-  std::atomic<bool> chaos_stop{false};
-  std::atomic<int> kills{0};
-  std::thread chaos([&] {
-    std::mt19937 rng(std::random_device{}());
-    std::uniform_int_distribution<int> pause_ms(500, 2000);
-    std::uniform_int_distribution<int> pick(0, kWorkers - 1);
-    while (!chaos_stop) {
-      const auto until = Clock::now() + std::chrono::milliseconds(pause_ms(rng));
-      while (!chaos_stop && Clock::now() < until) std::this_thread::sleep_for(20ms);
-      if (chaos_stop) break;
-      std::lock_guard lock(workers_mu);
-      auto& victim = workers[pick(rng)];
-      victim->process().Signal(SIGKILL);
-      victim->process().Wait(10s);
-      ++kills;
-      victim = std::make_unique<WebhookdProcess>(url, "worker", kEnv);
-    }
-  });
-
   // ---- PostgreSQL, twice in the middle of ingest: an immediate shutdown held down for
   // 1.5 s (so ingest is seen answering while it is down), then `pg_ctl restart -m immediate`
   const auto wait_answered = [&](int n) {
@@ -160,8 +138,7 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
   const auto ingest_end = Clock::now();
   // Deliveries go on under the kills for a while after ingest ends.
   while (Clock::now() - ingest_end < 5s) std::this_thread::sleep_for(50ms);
-  chaos_stop = true;
-  chaos.join();
+  chaos.Stop();
 
   // ---- drain: every delivery must finish without further help ----
   // Bounded: 240 s in all, and 30 s (ten leases) without progress is a stall.
@@ -281,19 +258,19 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
              "SELECT count(*) FROM deliveries d WHERE (SELECT count(*) FROM attempts a WHERE "
              "a.delivery_id = d.id AND a.outcome = 'success') <> 1"));
 
-  const int64_t bound = static_cast<int64_t>(kills.load() + pg_restarts * kWorkers) * kConcurrency;
+  const int64_t bound = static_cast<int64_t>(chaos.kills() + pg_restarts * kWorkers) * kConcurrency;
   std::printf(
       "crash fault: %d events sent, %d accepted (202), %d answered 503 (%d of %d answered "
       "while PostgreSQL was down), %d transport errors; %d worker kills, %d PostgreSQL "
       "restarts; %lld webhooks received, %lld duplicates (bound %lld), %lld lost, %lld "
       "unexpected; %.1f s in all\n",
       kEvents, accepted, unavailable, refused_while_down, answered_while_down, transport,
-      kills.load(), pg_restarts, static_cast<long long>(received),
+      chaos.kills(), pg_restarts, static_cast<long long>(received),
       static_cast<long long>(duplicates), static_cast<long long>(bound),
       static_cast<long long>(lost), static_cast<long long>(unexpected), total_s);
   std::fflush(stdout);
 
-  EXPECT_GT(kills.load(), 0);
+  EXPECT_GT(chaos.kills(), 0);
   EXPECT_GT(accepted, kEvents / 2) << "too few events were accepted to mean anything";
   EXPECT_EQ(lost, 0) << "202'd events that never reached a receiver";
   EXPECT_EQ(unexpected, 0) << "webhooks for events that were never accepted";

@@ -25,6 +25,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
+#include "tests/testing/worker_chaos.h"
 
 namespace webhookd::testing {
 namespace {
@@ -108,11 +109,7 @@ TEST(FifoFaultTest, KilledWorkersAndARestartedDatabaseKeepEveryKeyInOrder) {
                            {{"url", s->receiver->url()}, {"ordering", "fifo"}});
     ASSERT_EQ(res.status, 201) << res.body;
   }
-  std::mutex workers_mu;
-  std::vector<std::unique_ptr<WebhookdProcess>> workers;
-  for (int i = 0; i < kWorkers; ++i) {
-    workers.push_back(std::make_unique<WebhookdProcess>(url, "worker", kEnv));
-  }
+  WorkerChaos chaos(url, kEnv, kWorkers);
 
   // ---- post: each key's events in order, each after the previous one's 202 (a 503 or a
   // lost answer is retried with the same Idempotency-Key, as a careful producer does) ----
@@ -144,33 +141,13 @@ TEST(FifoFaultTest, KilledWorkersAndARestartedDatabaseKeepEveryKeyInOrder) {
     });
   }
 
-  std::atomic<bool> chaos_stop{false};
-  std::atomic<int> kills{0};
-  std::thread chaos([&] {
-    std::mt19937 rng(std::random_device{}());
-    std::uniform_int_distribution<int> pause_ms(500, 2000);
-    std::uniform_int_distribution<int> pick(0, kWorkers - 1);
-    while (!chaos_stop) {
-      const auto until = Clock::now() + std::chrono::milliseconds(pause_ms(rng));
-      while (!chaos_stop && Clock::now() < until) std::this_thread::sleep_for(20ms);
-      if (chaos_stop) break;
-      std::lock_guard lock(workers_mu);
-      auto& victim = workers[pick(rng)];
-      victim->process().Signal(SIGKILL);
-      victim->process().Wait(10s);
-      ++kills;
-      victim = std::make_unique<WebhookdProcess>(url, "worker", kEnv);
-    }
-  });
-
   while (posted < kKeys * kPerKey / 2 && Clock::now() - start < 240s) {
     std::this_thread::sleep_for(10ms);
   }
   cluster.RestartImmediate();
   for (auto& t : posters) t.join();
   std::this_thread::sleep_for(3s);  // deliveries go on under the kills a while
-  chaos_stop = true;
-  chaos.join();
+  chaos.Stop();
 
   // ---- drain ----
   const auto drain_start = Clock::now();
@@ -224,12 +201,12 @@ TEST(FifoFaultTest, KilledWorkersAndARestartedDatabaseKeepEveryKeyInOrder) {
   std::printf(
       "fifo fault: %d kills, 1 PostgreSQL restart, %d retried posts; %lld arrivals, %lld "
       "re-sends, %lld violations, %lld events never answered 2xx\n",
-      kills.load(), retried_posts.load(), static_cast<long long>(arrivals),
+      chaos.kills(), retried_posts.load(), static_cast<long long>(arrivals),
       static_cast<long long>(resends), static_cast<long long>(violations),
       static_cast<long long>(missing));
   EXPECT_EQ(violations, 0);
   EXPECT_EQ(missing, 0);
-  EXPECT_GT(kills.load(), 0);
+  EXPECT_GT(chaos.kills(), 0);
 }
 
 // The same chaos with on_dead_letter "block" and a receiver that answers 400 to one chosen
@@ -260,38 +237,7 @@ TEST(FifoFaultTest, UnderBlockADeadLetterHoldsItsKeyThroughTheChaosUntilDismisse
                   {{"url", receiver.url()}, {"ordering", "fifo"}, {"on_dead_letter", "block"}});
   ASSERT_EQ(created.status, 201) << created.body;
   const std::string destination = Json::parse(created.body)["id"];
-  std::mutex workers_mu;
-  std::vector<std::unique_ptr<WebhookdProcess>> workers;
-  for (int i = 0; i < kWorkers; ++i) {
-    workers.push_back(std::make_unique<WebhookdProcess>(url, "worker", kEnv));
-  }
-  std::atomic<bool> chaos_stop{false};
-  std::atomic<int> kills{0};
-  // Stopped and joined however the test ends (an ASSERT returns early).
-  struct Joined {
-    std::atomic<bool>& stop;
-    std::thread thread;
-    ~Joined() {
-      stop = true;
-      if (thread.joinable()) thread.join();
-    }
-  };
-  Joined chaos{chaos_stop, std::thread([&] {
-                 std::mt19937 rng(std::random_device{}());
-                 std::uniform_int_distribution<int> pause_ms(500, 2000);
-                 std::uniform_int_distribution<int> pick(0, kWorkers - 1);
-                 while (!chaos_stop) {
-                   const auto until = Clock::now() + std::chrono::milliseconds(pause_ms(rng));
-                   while (!chaos_stop && Clock::now() < until) std::this_thread::sleep_for(20ms);
-                   if (chaos_stop) break;
-                   std::lock_guard lock(workers_mu);
-                   auto& victim = workers[pick(rng)];
-                   victim->process().Signal(SIGKILL);
-                   victim->process().Wait(10s);
-                   ++kills;
-                   victim = std::make_unique<WebhookdProcess>(url, "worker", kEnv);
-                 }
-               })};
+  WorkerChaos chaos(url, kEnv, kWorkers);
   const auto start = Clock::now();
   {
     auto client = server.Client();
@@ -344,8 +290,7 @@ TEST(FifoFaultTest, UnderBlockADeadLetterHoldsItsKeyThroughTheChaosUntilDismisse
     EXPECT_EQ(res.status, 200) << res.body;
   }
   ASSERT_TRUE(WaitUntil([&] { return DistinctOks() == kBlockKeys * kEventsPerKey - 3; }, 60s));
-  chaos_stop = true;
-  chaos.thread.join();
+  chaos.Stop();
   // Per key: in order, each event once answered 2xx (the refused one never), the next only
   // after the previous one's 2xx or, for the refused one, its dismissal.
   std::lock_guard lock(mu);
@@ -360,7 +305,7 @@ TEST(FifoFaultTest, UnderBlockADeadLetterHoldsItsKeyThroughTheChaosUntilDismisse
     }
     EXPECT_EQ(current, kEventsPerKey - 1) << key;
   }
-  std::printf("fifo block fault: %d kills, %zu arrivals, %lld violations\n", kills.load(),
+  std::printf("fifo block fault: %d kills, %zu arrivals, %lld violations\n", chaos.kills(),
               seen.size(), static_cast<long long>(violations));
   EXPECT_EQ(violations, 0);
 }

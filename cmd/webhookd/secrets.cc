@@ -25,14 +25,31 @@ A key id is the first 8 hex digits of the key's SHA-256; the keys themselves are
 printed.
 )";
 
-std::string Describe(const std::string& key_id, const Config& config) {
-  if (key_id.empty()) return "plaintext";
+// What a key id of the census is to this process's configuration.
+enum class KeyRole { kPlaintext, kCurrent, kPrevious, kUnknown };
+
+KeyRole RoleOf(const std::string& key_id, const Config& config) {
+  if (key_id.empty()) return KeyRole::kPlaintext;
   if (config.encryption_key && key_id == EncryptionKeyId(*config.encryption_key)) {
-    return "key " + key_id + " (WEBHOOKD_ENCRYPTION_KEY)";
+    return KeyRole::kCurrent;
   }
   if (config.encryption_key_previous &&
       key_id == EncryptionKeyId(*config.encryption_key_previous)) {
-    return "key " + key_id + " (WEBHOOKD_ENCRYPTION_KEY_PREVIOUS)";
+    return KeyRole::kPrevious;
+  }
+  return KeyRole::kUnknown;
+}
+
+std::string Describe(const std::string& key_id, const Config& config) {
+  switch (RoleOf(key_id, config)) {
+    case KeyRole::kPlaintext:
+      return "plaintext";
+    case KeyRole::kCurrent:
+      return "key " + key_id + " (WEBHOOKD_ENCRYPTION_KEY)";
+    case KeyRole::kPrevious:
+      return "key " + key_id + " (WEBHOOKD_ENCRYPTION_KEY_PREVIOUS)";
+    case KeyRole::kUnknown:
+      break;
   }
   return "key " + key_id + " (not configured: cannot be decrypted)";
 }
@@ -96,8 +113,8 @@ int CheckStoredCredentials(SecretStore& store, const Config& config) {
   int64_t plaintext = 0;
   int64_t previous = 0;
   for (const auto& [key_id, count] : census->by_key_id) {
-    const std::string described = Describe(key_id, config);
-    if (described.ends_with("cannot be decrypted)")) {
+    const KeyRole role = RoleOf(key_id, config);
+    if (role == KeyRole::kUnknown) {
       std::fprintf(stderr,
                    "webhookd: %lld stored credentials are encrypted with key %s, which is "
                    "neither WEBHOOKD_ENCRYPTION_KEY nor WEBHOOKD_ENCRYPTION_KEY_PREVIOUS; "
@@ -105,8 +122,8 @@ int CheckStoredCredentials(SecretStore& store, const Config& config) {
                    static_cast<long long>(count), key_id.c_str());
       return 1;
     }
-    if (key_id.empty()) plaintext = count;
-    if (described.ends_with("_PREVIOUS)")) previous = count;
+    if (role == KeyRole::kPlaintext) plaintext = count;
+    if (role == KeyRole::kPrevious) previous = count;
   }
   if (config.encryption_key && plaintext + previous > 0) {
     Log(LogLevel::kInfo,

@@ -10,6 +10,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config g++ \
       libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev \
+      libvalijson-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . /src

@@ -350,6 +350,13 @@ const std::vector<Setting>& Settings() {
        false,
        false,
        Boolean(&Config::allow_private_destinations)},
+      {{"WEBHOOKD_EVENT_TYPES", "`open`", "open or strict"},
+       false,
+       false,
+       [](std::string_view v, Config& c) {
+         c.strict_event_types = v == "strict";
+         return v == "strict" || v == "open";
+       }},
       {{"WEBHOOKD_UI", "`true`", "true, false, 1 or 0"}, false, false, Boolean(&Config::serve_ui)},
       {{"WEBHOOKD_PUBLIC_URL", "`http://` + `WEBHOOKD_ADDR`",
         "an absolute http:// or https:// URL with a host and no query or fragment, "

@@ -18,7 +18,10 @@ enum class ErrorKind {
   kUnauthorized,          // 401
   kForbidden,             // 403
   kUnavailable,           // the database or another dependency is down (503)
-  kInternal,              // a bug (500)
+  // The event catalog changed between a check and the write that relied on it; the
+  // caller checks again (503 if it ever reaches HTTP).
+  kStale,
+  kInternal,  // a bug (500)
 };
 
 struct FieldError {

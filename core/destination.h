@@ -57,6 +57,9 @@ struct Destination {
   std::optional<int> rate_limit;     // attempts started per second; nullopt: no limit
   Ordering ordering = Ordering::kNone;
   OnDeadLetter on_dead_letter = OnDeadLetter::kContinue;
+  // A SQL/JSON path predicate on the payload; only events it is true for are delivered
+  // (docs/filters.md). nullopt: every event of its types.
+  std::optional<std::string> filter = std::nullopt;
   std::optional<DisabledReason> disabled_reason;  // set while disabled
   DestinationHealth health;
   Timestamp created_at;
@@ -84,6 +87,7 @@ struct DestinationFields {
   std::optional<std::optional<int>> rate_limit;  // set to nullopt: no limit
   std::optional<Ordering> ordering;
   std::optional<OnDeadLetter> on_dead_letter;
+  std::optional<std::optional<std::string>> filter = std::nullopt;  // set to nullopt: none
 };
 
 // The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.

@@ -24,6 +24,9 @@ struct NewEvent {
   std::optional<std::string> tenant_id = std::nullopt;
   // Orders it after the earlier events of this key on fifo destinations (docs/ordering.md).
   std::optional<std::string> ordering_key = std::nullopt;
+  // The event catalog generation its payload was checked against (0: unchecked): the
+  // store refuses it with kStale if the catalog has changed since.
+  int64_t catalog_generation = 0;
 };
 
 struct IdempotencyKey {

@@ -8,7 +8,11 @@
 namespace webhookd {
 
 Api::Api(ApiStores stores, Resolver& resolver, ApiOptions options, Metrics* metrics)
-    : stores_(stores), resolver_(resolver), options_(std::move(options)), metrics_(metrics) {}
+    : stores_(stores),
+      resolver_(resolver),
+      options_(std::move(options)),
+      metrics_(metrics),
+      catalog_(stores_.catalog, options_.strict_event_types) {}
 
 Result<void> Api::CheckDestinationUrl(const std::string& text) {
   if (options_.allow_private_destinations) return {};

@@ -10,7 +10,9 @@
 #include "base/clock.h"
 #include "base/metrics.h"
 #include "net/resolver.h"
+#include "server/event_catalog.h"
 #include "server/problem.h"
+#include "store/catalog_store.h"
 #include "store/dead_letter_store.h"
 #include "store/delivery_reads.h"
 #include "store/destination_store.h"
@@ -45,6 +47,7 @@ struct ApiStores {
   OperationsStore& operations;
   KeyStore& keys;  // portal links make keys
   TenantStore& tenants;
+  CatalogStore& catalog;
 };
 
 // The settings the API reads (from the environment's Config, in serve.cc).
@@ -54,12 +57,14 @@ struct ApiOptions {
   Duration secret_grace = std::chrono::hours(24);  // WEBHOOKD_SECRET_GRACE
   std::string public_url;                          // WEBHOOKD_PUBLIC_URL: portal links
   int max_destinations_per_tenant = 1000;          // WEBHOOKD_MAX_DESTINATIONS_PER_TENANT
+  bool strict_event_types = false;                 // WEBHOOKD_EVENT_TYPES=strict
 };
 
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,
 // map the result. Authentication and routing happen before (see HttpServer). The
 // handlers live by resource: destinations_api.cc, events_api.cc (events, deliveries,
-// attempts), dead_letters_api.cc, admin_api.cc (stats, tenants, portal links).
+// attempts), dead_letters_api.cc, admin_api.cc (stats, tenants, portal links),
+// event_types_api.cc (the event catalog and the filter test).
 class Api {
  public:
   // Borrows `stores`' members, `resolver` and `metrics` (which may be null); each must
@@ -89,6 +94,13 @@ class Api {
   Result<Reply> GetStats(const ApiRequest& req);
   Result<Reply> GetStatsSeries(const ApiRequest& req);
 
+  Result<Reply> ListEventTypes(const ApiRequest& req);
+  Result<Reply> GetEventType(const ApiRequest& req);
+  Result<Reply> CreateEventType(const ApiRequest& req);
+  Result<Reply> UpdateEventType(const ApiRequest& req);
+  Result<Reply> DeleteEventType(const ApiRequest& req);
+  Result<Reply> TestFilter(const ApiRequest& req);
+
   Result<Reply> ListTenants(const ApiRequest& req);
   Result<Reply> CreatePortalLink(const ApiRequest& req);
 
@@ -100,6 +112,7 @@ class Api {
   Resolver& resolver_;
   ApiOptions options_;
   Metrics* metrics_;
+  EventCatalog catalog_;  // ingest's schema checks
 };
 
 }  // namespace webhookd

@@ -25,6 +25,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.rate_limit = fields.rate_limit.value_or(std::nullopt);
   d.ordering = fields.ordering.value_or(Ordering::kNone);
   d.on_dead_letter = fields.on_dead_letter.value_or(OnDeadLetter::kContinue);
+  d.filter = fields.filter.value_or(std::nullopt);
   WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(
                                                      d, options_.max_destinations_per_tenant));
   return JsonReply(201, DestinationJson(created, options_.destination_max_in_flight, true));

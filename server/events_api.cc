@@ -19,7 +19,16 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
   }
   WEBHOOKD_ASSIGN_OR_RETURN(NewEvent event, ParseNewEvent(req.body));
   if (req.unverified_key_hash) event.verify_key_hash = *req.unverified_key_hash;
-  WEBHOOKD_ASSIGN_OR_RETURN(IngestReceipt receipt, stores_.events.InsertEvent(event, key));
+  // Checked against the catalog as cached; the store refuses the event (kStale) if the
+  // catalog has changed since, and it is checked again against the new one.
+  Result<IngestReceipt> inserted;
+  for (int tries = 1;; ++tries) {
+    WEBHOOKD_ASSIGN_OR_RETURN(event.catalog_generation, catalog_.Check(event));
+    inserted = stores_.events.InsertEvent(event, key);
+    if (inserted || inserted.error().kind != ErrorKind::kStale || tries == 3) break;
+    catalog_.Invalidate(event.catalog_generation);
+  }
+  WEBHOOKD_ASSIGN_OR_RETURN(IngestReceipt receipt, std::move(inserted));
   Reply reply = JsonReply(202, ReceiptJson(receipt.event));
   if (receipt.replayed) {
     reply.headers.emplace_back("Idempotent-Replayed", "true");

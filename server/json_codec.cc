@@ -240,6 +240,17 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
       out.on_dead_letter = on_dead_letter;
     }
   }
+  if (auto it = body.find("filter"); it != body.end()) {
+    // Its rule (syntax, cost, a predicate) runs in PostgreSQL when it is stored.
+    if (it->is_null()) {
+      out.filter = std::optional<std::string>();
+    } else if (!it->is_string() ||
+               it->get_ref<const std::string&>().find('\0') != std::string::npos) {
+      errors.push_back({"filter", "must be a SQL/JSON path predicate (a string) or null"});
+    } else {
+      out.filter = std::optional<std::string>(it->get<std::string>());
+    }
+  }
   if (auto it = body.find("rate_limit"); it != body.end()) {
     if (it->is_null()) {
       out.rate_limit = std::optional<int>();
@@ -354,6 +365,7 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"rate_limit", OrNull(d.rate_limit)},
             {"ordering", OrderingName(d.ordering)},
             {"on_dead_letter", OnDeadLetterName(d.on_dead_letter)},
+            {"filter", OrNull(d.filter)},
             {"disabled_reason",
              d.disabled_reason ? Json(DisabledReasonName(*d.disabled_reason)) : Json(nullptr)},
             {"health", std::move(health)},

@@ -57,6 +57,7 @@ int StatusFor(ErrorKind kind) {
     case ErrorKind::kForbidden:
       return 403;
     case ErrorKind::kUnavailable:
+    case ErrorKind::kStale:
       return 503;
     case ErrorKind::kInternal:
       return 500;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "store/catalog_store.h"
 #include "store/dead_letter_store.h"
 #include "store/delivery_queue.h"
 #include "store/delivery_reads.h"
@@ -25,6 +26,7 @@ class Store : public KeyStore,
               public OperationsStore,
               public RetentionStore,
               public SecretStore,
-              public TenantStore {};
+              public TenantStore,
+              public CatalogStore {};
 
 }  // namespace webhookd

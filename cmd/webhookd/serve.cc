@@ -164,10 +164,18 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   std::unique_ptr<Api> rest;
   std::unique_ptr<Authenticator> auth;
   if (api) {
+    // webhookd.publish() reads WEBHOOKD_EVENT_TYPES from the database (docs/catalog.md).
+    auto mode = store.SetEventTypesMode(config->strict_event_types ? EventTypesMode::kStrict
+                                                                   : EventTypesMode::kOpen);
+    if (!mode) {
+      Log(LogLevel::kWarn, "could not record WEBHOOKD_EVENT_TYPES for webhookd.publish()",
+          {{"error", mode.error().message}});
+    }
     rest = std::make_unique<Api>(
-        ApiStores{store, store, store, store, store, store, store}, resolver,
+        ApiStores{store, store, store, store, store, store, store, store}, resolver,
         ApiOptions{config->allow_private_destinations, config->destination_max_in_flight,
-                   config->secret_grace, config->public_url, config->max_destinations_per_tenant},
+                   config->secret_grace, config->public_url, config->max_destinations_per_tenant,
+                   config->strict_event_types},
         &metrics);
     auth = std::make_unique<Authenticator>(store);
   }

@@ -16,6 +16,7 @@
 WEBHOOKD_PACKAGES=(
   build-essential cmake pkg-config g++
   libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev
+  libvalijson-dev
   libgtest-dev libgmock-dev
   postgresql postgresql-contrib
   curl ca-certificates

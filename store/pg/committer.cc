@@ -66,8 +66,9 @@ void GroupCommitter::CommitLoop() {
 }
 
 void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
-  ArrayLiteral types, payloads, key_hashes, tenants, ordering_keys;
+  ArrayLiteral types, payloads, key_hashes, tenants, ordering_keys, generations;
   for (const Pending* p : group) {
+    generations.Add(p->event->catalog_generation);
     types.Add(std::string_view(p->event->type));
     payloads.Add(std::string_view(p->event->payload));
     tenants.Add(p->event->tenant_id);
@@ -94,14 +95,17 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                          .Add(payloads.Finish())
                          .Add(key_hashes.Finish())
                          .Add(tenants.Finish())
-                         .Add(ordering_keys.Finish()));
+                         .Add(ordering_keys.Finish())
+                         .Add(generations.Finish()));
     bool any_delivery = false;
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);
+    std::vector<bool> stale(group.size(), false);
     for (const auto& row : rows) {
       const size_t i = row[0].as<size_t>() - 1;
       if (row[1].is_null()) {
         refused[i] = true;
+        stale[i] = row[5].as<bool>();
         continue;
       }
       Event& e = receipts[i].event;
@@ -134,7 +138,9 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
       if (!created_at || !CommittedAfterDoubt(pool_.url(), ids, *created_at)) throw;
     }
     for (size_t i = 0; i < group.size(); ++i) {
-      if (refused[i]) {
+      if (stale[i]) {
+        answer(group[i], CatalogChanged());
+      } else if (refused[i]) {
         answer(group[i], KeyNotLive());
       } else {
         answer(group[i], std::move(receipts[i]));

@@ -39,4 +39,14 @@ std::unexpected<Error> KeyNotLive() {
   return Fail(ErrorKind::kUnauthorized, "the API key is not valid");
 }
 
+std::unexpected<Error> CatalogChanged() {
+  return Fail(ErrorKind::kStale, "the event catalog changed while the event was checked");
+}
+
+Result<void> CheckFilter(pqxx::transaction_base& tx, const std::string& filter) {
+  auto r = Exec(tx, sql::kFilterProblem, Params().Add(filter));
+  if (!r[0][0].is_null()) return Invalid({{"filter", r[0][0].c_str()}});
+  return {};
+}
+
 }  // namespace webhookd::pg

@@ -31,4 +31,10 @@ bool CommittedAfterDoubt(const std::string& url, const std::vector<int64_t>& eve
 // An ingest whose deferred API key check (NewEvent::verify_key_hash) failed.
 std::unexpected<Error> KeyNotLive();
 
+// An ingest checked against an event catalog that has changed since (kStale).
+std::unexpected<Error> CatalogChanged();
+
+// kInvalid on `filter` when migrations/0019_event_catalog.sql's filter_problem refuses it.
+Result<void> CheckFilter(pqxx::transaction_base& tx, const std::string& filter);
+
 }  // namespace webhookd::pg

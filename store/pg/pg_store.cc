@@ -110,27 +110,6 @@ void PgStore::Open(ClaimedDelivery& d) const {
   for (auto& header : d.headers) open(header.second);
 }
 
-template <typename F>
-auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
-  return RunOn(pool_, std::forward<F>(body));
-}
-
-template <typename F>
-auto PgStore::RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
-  auto lease = pool.Acquire();
-  if (!lease) {
-    return Fail(ErrorKind::kUnavailable, "every database connection is busy; retry shortly");
-  }
-  try {
-    return body(lease->conn());
-  } catch (...) {
-    bool discard = false;
-    Error error = CurrentError(&discard);
-    if (discard) lease->Discard();
-    return std::unexpected(std::move(error));
-  }
-}
-
 Result<bool> PgStore::Ready() {
   return Run([&](pqxx::connection& c) -> Result<bool> {
     pqxx::nontransaction tx(c);
@@ -213,6 +192,7 @@ Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per
                       " has " + std::to_string(live) +
                       " destinations, the most WEBHOOKD_MAX_DESTINATIONS_PER_TENANT allows");
     }
+    if (d.filter) WEBHOOKD_RETURN_IF_ERROR(CheckFilter(tx, *d.filter));
     const Destination sealed = Sealed(d);
     auto r = Exec(tx, sql::kCreateDestination,
                   Params()
@@ -226,7 +206,8 @@ Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per
                       .Add(d.tenant_id)
                       .Add(d.rate_limit)
                       .Add(OrderingName(d.ordering))
-                      .Add(OnDeadLetterName(d.on_dead_letter)));
+                      .Add(OnDeadLetterName(d.on_dead_letter))
+                      .Add(d.filter));
     tx.commit();
     return Opened(ToDestination(r[0]));
   });
@@ -324,6 +305,13 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
     } else {
       params.AddNull();
     }
+    params.Add(f.filter.has_value());
+    if (f.filter && *f.filter) {
+      WEBHOOKD_RETURN_IF_ERROR(CheckFilter(tx, **f.filter));
+      params.Add(**f.filter);
+    } else {
+      params.AddNull();
+    }
     auto r = Exec(tx, sql::kUpdateDestination, params);
     if (r.empty()) {
       // Nothing matched: an unknown id (or one outside the scope), or a patch naming
@@ -399,9 +387,14 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
         auto live = Exec(tx, sql::kFindApiKey, Params().Add(event.verify_key_hash));
         if (live.empty() || ToApiKey(live[0]).role == Role::kTenant) return KeyNotLive();
       }
-      auto ev = Exec(
-          tx, sql::kInsertEvent,
-          Params().Add(event.type).Add(event.payload).Add(event.tenant_id).Add(event.ordering_key));
+      auto ev = Exec(tx, sql::kInsertEvent,
+                     Params()
+                         .Add(event.type)
+                         .Add(event.payload)
+                         .Add(event.tenant_id)
+                         .Add(event.ordering_key)
+                         .Add(event.catalog_generation));
+      if (ev.empty()) return CatalogChanged();
       receipt.event =
           Event{ev[0][0].as<int64_t>(), event.type,        event.payload, ToTimestamp(ev[0][1]), {},
                 event.tenant_id,        event.ordering_key};
@@ -438,7 +431,8 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                                                                   .Add(receipt.event.id)
                                                                   .Add(event.type)
                                                                   .Add(event.tenant_id)
-                                                                  .Add(event.ordering_key));
+                                                                  .Add(event.ordering_key)
+                                                                  .Add(event.payload));
         for (const auto& row : rows) {
           receipt.event.deliveries.push_back(NewDelivery(row[0].as<int64_t>(), receipt.event.id,
                                                          row[1].as<int64_t>(), ToTimestamp(row[2]),

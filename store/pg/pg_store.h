@@ -5,6 +5,7 @@
 
 #include "base/secret_box.h"
 #include "store/pg/committer.h"
+#include "store/pg/errors.h"
 #include "store/pg/exec.h"
 #include "store/pg/pg_pool.h"
 #include "store/store.h"
@@ -80,6 +81,16 @@ class PgStore final : public Store {
   Result<TenantListing> ListTenants(const TenantPage& page) override;
   Result<CredentialCensus> CountCredentials() override;
   Result<int64_t> ReencryptCredentials() override;
+  // pg_catalog_store.cc
+  Result<EventType> CreateEventType(const EventType& type) override;
+  Result<EventType> GetEventType(const std::string& name) override;
+  Result<EventTypeListing> ListEventTypes(const EventTypePage& page) override;
+  Result<EventType> UpdateEventType(const std::string& name,
+                                    const EventTypeFields& fields) override;
+  Result<void> DeleteEventType(const std::string& name) override;
+  Result<CatalogSnapshotRows> LoadCatalog() override;
+  Result<void> SetEventTypesMode(EventTypesMode mode) override;
+  Result<bool> TestFilter(const std::string& filter, const std::string& payload) override;
 
  private:
   // The two halves of RecordOutcomes: successes of clean destinations, and the rest.
@@ -108,5 +119,27 @@ class PgStore final : public Store {
   PgPool worker_pool_;
   std::unique_ptr<GroupCommitter> committer_;  // null: no group commit
 };
+
+// Defined here so that every file of PgStore (pg_store.cc, pg_catalog_store.cc) can use them.
+template <typename F>
+auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
+  return RunOn(pool_, std::forward<F>(body));
+}
+
+template <typename F>
+auto PgStore::RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
+  auto lease = pool.Acquire();
+  if (!lease) {
+    return Fail(ErrorKind::kUnavailable, "every database connection is busy; retry shortly");
+  }
+  try {
+    return body(lease->conn());
+  } catch (...) {
+    bool discard = false;
+    Error error = CurrentError(&discard);
+    if (discard) lease->Discard();
+    return std::unexpected(std::move(error));
+  }
+}
 
 }  // namespace webhookd::pg

@@ -41,6 +41,7 @@ Destination ToDestination(const pqxx::row& r) {
   d.health.effective_max_in_flight = ToOptionalInt(r[17]);
   d.ordering = ParseOrdering(r[18].c_str()).value_or(Ordering::kNone);
   d.on_dead_letter = ParseOnDeadLetter(r[19].c_str()).value_or(OnDeadLetter::kContinue);
+  d.filter = ToOptionalString(r[20]);
   return d;
 }
 

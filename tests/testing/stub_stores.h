@@ -45,13 +45,14 @@ class StubApiStores final : public DestinationStore,
                             public DeadLetterStore,
                             public OperationsStore,
                             public TenantStore,
+                            public CatalogStore,
                             public CallCounter {
  public:
   std::function<Result<Destination>(const Destination&)> on_create_destination;
   std::function<Result<IngestReceipt>(const NewEvent&, const std::optional<IdempotencyKey>&)>
       on_insert_event;
 
-  ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this, keys, *this}; }
+  ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this, keys, *this, *this}; }
   StubKeyStore keys;
 
   Result<Destination> CreateDestination(const Destination& d, int) override {
@@ -107,6 +108,22 @@ class StubApiStores final : public DestinationStore,
   Result<DeliveryGauges> CountDeliveries() override { return No(); }
   Result<HealthStats> Stats(Duration) override { return No(); }
   Result<std::vector<StatsPoint>> StatsSeries(Duration, Duration) override { return No(); }
+
+  // The catalog: empty at generation 1 unless scripted; reading it is not a counted call.
+  std::function<Result<CatalogSnapshotRows>()> on_load_catalog;
+  Result<EventType> CreateEventType(const EventType&) override { return No(); }
+  Result<EventType> GetEventType(const std::string&) override { return No(); }
+  Result<EventTypeListing> ListEventTypes(const EventTypePage&) override { return No(); }
+  Result<EventType> UpdateEventType(const std::string&, const EventTypeFields&) override {
+    return No();
+  }
+  Result<void> DeleteEventType(const std::string&) override { return No(); }
+  Result<CatalogSnapshotRows> LoadCatalog() override {
+    if (on_load_catalog) return on_load_catalog();
+    return CatalogSnapshotRows{1, {}};
+  }
+  Result<void> SetEventTypesMode(EventTypesMode) override { return No(); }
+  Result<bool> TestFilter(const std::string&, const std::string&) override { return No(); }
 };
 
 }  // namespace webhookd::testing

@@ -1,2 +1,6 @@
-INSERT INTO events (type, payload, tenant_id, ordering_key) VALUES ($1, $2, $3, $4)
+-- $5: the catalog generation the payload was checked against (0: unchecked). Nothing is
+-- inserted once the catalog has changed since: the caller checks again.
+INSERT INTO events (type, payload, tenant_id, ordering_key)
+SELECT $1, $2, $3, $4
+ WHERE $5::bigint = 0 OR $5::bigint = (SELECT generation FROM event_catalog)
 RETURNING id, created_at

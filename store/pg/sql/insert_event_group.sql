@@ -5,36 +5,53 @@
 -- its own tenant's destinations alone, found through the destinations_fan_out index
 -- (migrations/0006_tenants.sql) whose expression the join repeats, and matched by type
 -- with the keys of event_type_keys (migrations/0010_event_type_keys.sql), computed once
--- per event. $5: each row's ordering key (NULL: none).
+-- per event; a filtered destination gets the event only if its filter is true for the
+-- payload (evaluated silently: unknown or an error is no delivery). $5: each row's
+-- ordering key (NULL: none). $6: the catalog generation each payload was checked against
+-- (0: unchecked); a row checked against an older catalog is not ingested and comes back
+-- `stale`, for its caller to check again.
 WITH input AS (
-  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.ord
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, ord)),
+  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation, t.ord
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, generation, ord)),
+catalog AS (SELECT generation FROM event_catalog),
 ids AS (
   SELECT ord, type, payload, tenant_id, ordering_key, event_type_keys(type) AS keys,
          nextval(pg_get_serial_sequence('events', 'id')) AS id
     FROM input x
-   WHERE x.key_hash IS NULL
+   WHERE (x.generation = 0 OR x.generation = (SELECT generation FROM catalog))
+     AND (x.key_hash IS NULL
       OR EXISTS (SELECT 1 FROM api_keys k
                   WHERE k.key_hash = x.key_hash AND k.revoked_at IS NULL
                     AND (k.expires_at IS NULL OR k.expires_at > now())
-                    AND k.role IN ('publisher', 'admin'))),
+                    AND k.role IN ('publisher', 'admin')))),
 ev AS (
   INSERT INTO events (id, type, payload, tenant_id, ordering_key) OVERRIDING SYSTEM VALUE
   SELECT id, type, payload, tenant_id, ordering_key FROM ids ORDER BY ord RETURNING id),
 dl AS (
   INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
   SELECT i.id, t.id, t.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (
+    -- The payload as jsonb, once per event and only when a candidate has a filter: one
+    -- probe of the destinations_filtered index (migrations/0019_event_catalog.sql).
+    SELECT CASE WHEN EXISTS (
+             SELECT 1 FROM destinations f
+              WHERE f.filter IS NOT NULL AND f.enabled AND f.deleted_at IS NULL
+                AND coalesce(f.tenant_id, '') = coalesce(i.tenant_id, '')
+                AND (cardinality(f.event_types) = 0 OR f.event_types && i.keys))
+           THEN payload_jsonb(i.payload) END AS doc
+    OFFSET 0) j CROSS JOIN LATERAL (
     SELECT t.id, t.tenant_id FROM destinations t
      WHERE t.enabled AND t.deleted_at IS NULL
        AND coalesce(t.tenant_id, '') = coalesce(i.tenant_id, '')
        AND (cardinality(t.event_types) = 0 OR t.event_types && i.keys)
+       AND (t.filter_path IS NULL OR jsonb_path_match(j.doc, t.filter_path, '{}', true))
     -- A fence: planned as a join, the generic plan hashed every destination of every
     -- tenant (the group's size and tenants are unknown when it is made); as its own
     -- subquery each event probes the index for its tenant.
     OFFSET 0) t
    ORDER BY i.id, t.id
   RETURNING id, event_id, destination_id)
-SELECT x.ord, i.id, now(), d.id, d.destination_id
+SELECT x.ord, i.id, now(), d.id, d.destination_id,
+       x.generation <> 0 AND x.generation <> (SELECT generation FROM catalog) AS stale
   FROM input x LEFT JOIN ids i ON i.ord = x.ord LEFT JOIN dl d ON d.event_id = i.id
  ORDER BY x.ord, d.id

@@ -185,7 +185,9 @@ ops AS (
     FROM dl x JOIN events e ON e.id = x.event_id
    WHERE NOT starts_with(e.type, 'webhookd.')),
 op_events AS MATERIALIZED (
-  SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id, o.type, o.payload FROM ops o),
+  SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id, o.type, o.payload,
+         payload_jsonb(o.payload) AS doc  -- for the destinations' filters; rare rows
+    FROM ops o),
 op_inserted AS (
   INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
   SELECT id, type, payload FROM op_events ORDER BY id),
@@ -196,6 +198,7 @@ op_deliveries AS (
      AND EXISTS (SELECT 1 FROM unnest(t.event_types) p
                   WHERE starts_with(p, 'webhookd.')
                     AND (p = o.type OR (right(p, 2) = '.*' AND starts_with(o.type, left(p, -1)))))
+     AND (t.filter_path IS NULL OR jsonb_path_match(o.doc, t.filter_path, '{}', true))
    ORDER BY o.id, t.id
   RETURNING id),
 woken AS (

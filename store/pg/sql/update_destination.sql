@@ -1,5 +1,5 @@
--- $4, $9 and $14 say whether event_types, max_in_flight and rate_limit were given (NULL
--- is a value there). $11: the caller's tenant (NULL: any). $12 says whether the patch
+-- $4, $9, $14 and $18 say whether event_types, max_in_flight, rate_limit and filter were
+-- given (NULL is a value there; a filter is checked by filter_problem first). $11: the caller's tenant (NULL: any). $12 says whether the patch
 -- names a tenant_id, $13 is the one it names: a tenant_id is never changed, so a patch
 -- naming another matches no row (and the caller tells it from an unknown id).
 -- enabled:false ($8) is a manual disabling; enabled:true clears the reason and starts the
@@ -18,6 +18,7 @@ UPDATE destinations
        max_in_flight = CASE WHEN $9::boolean THEN $10::int ELSE max_in_flight END,
        rate_limit = CASE WHEN $14::boolean THEN $15::int ELSE rate_limit END,
        ordering = coalesce($16, ordering), on_dead_letter = coalesce($17, on_dead_letter),
+       filter = CASE WHEN $18::boolean THEN $19::text ELSE filter END,
        disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
                          ELSE disabled_reason END,
        circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
@@ -36,4 +37,4 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           -- from next_probe_at on, an open circuit lets its probe through: half-open
           CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
           consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
-       ordering, on_dead_letter
+       ordering, on_dead_letter, filter

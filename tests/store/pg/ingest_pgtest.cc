@@ -184,12 +184,16 @@ TEST(FanOutPlanTest, BothFanOutsProbeTheTenantIndexWithAGenericPlan) {
     for (const auto& row : tx.exec(explain)) text += std::string(row[0].c_str()) + "\n";
     return text;
   };
-  const std::string single = plan("EXPLAIN EXECUTE single(1, 'order.created', 't-7', NULL)");
+  const std::string single = plan("EXPLAIN EXECUTE single(1, 'order.created', 't-7', NULL, '{}')");
   EXPECT_THAT(single, ::testing::HasSubstr("destinations_fan_out")) << single;
+  // "Has a candidate a filter?" is a probe of the partial index of filtered ones.
+  EXPECT_THAT(single, ::testing::HasSubstr("destinations_filtered")) << single;
   EXPECT_THAT(single, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << single;
-  const std::string grouped =
-      plan("EXPLAIN EXECUTE grouped('{order.created}', '{\"{}\"}', '{NULL}', '{t-7}', '{NULL}')");
+  const std::string grouped = plan(
+      "EXPLAIN EXECUTE grouped('{order.created}', '{\"{}\"}', '{NULL}', '{t-7}', '{NULL}', "
+      "'{0}')");
   EXPECT_THAT(grouped, ::testing::HasSubstr("destinations_fan_out")) << grouped;
+  EXPECT_THAT(grouped, ::testing::HasSubstr("destinations_filtered")) << grouped;
   EXPECT_THAT(grouped, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << grouped;
 }
 

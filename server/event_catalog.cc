@@ -1,0 +1,55 @@
+#include "server/event_catalog.h"
+
+#include <utility>
+
+namespace webhookd {
+
+EventCatalog::EventCatalog(CatalogStore& store, bool strict) : store_(store), strict_(strict) {}
+
+Result<std::shared_ptr<const EventCatalog::Snapshot>> EventCatalog::Current() {
+  // Loads under the lock: a reload is rare (a catalog change) and one is enough for all.
+  std::lock_guard lock(mu_);
+  if (snapshot_) return snapshot_;
+  WEBHOOKD_ASSIGN_OR_RETURN(CatalogSnapshotRows rows, store_.LoadCatalog());
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->generation = rows.generation;
+  for (auto& [name, schema] : rows.schemas) {
+    auto type = std::make_unique<Type>();
+    type->schema_text = std::move(schema);
+    snapshot->types.emplace(std::move(name), std::move(type));
+  }
+  snapshot_ = std::move(snapshot);
+  return snapshot_;
+}
+
+void EventCatalog::Invalidate(int64_t generation) {
+  std::lock_guard lock(mu_);
+  if (snapshot_ && snapshot_->generation == generation) snapshot_.reset();
+}
+
+Result<int64_t> EventCatalog::Check(const NewEvent& event) {
+  WEBHOOKD_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> snapshot, Current());
+  auto it = snapshot->types.find(event.type);
+  if (it == snapshot->types.end()) {
+    if (strict_) {
+      return Invalid({{"type", "is not in the event catalog (WEBHOOKD_EVENT_TYPES is strict)"}});
+    }
+    return snapshot->generation;
+  }
+  Type& type = *it->second;
+  if (!type.schema_text) return snapshot->generation;
+  // Compiled on first use, once per generation; the API compiled it before storing it.
+  std::call_once(type.once, [&] {
+    auto json = nlohmann::json::parse(*type.schema_text, nullptr, /*allow_exceptions=*/false);
+    if (auto compiled = JsonSchema::Compile(json, "/schema")) type.schema = std::move(*compiled);
+  });
+  if (!type.schema) return Fail(ErrorKind::kInternal, "event type " + event.type + ": bad schema");
+  // The raw payload is what is stored and sent; the parse is for the check alone.
+  auto doc = nlohmann::json::parse(event.payload, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Invalid({{"payload", "must be a JSON object"}});
+  std::vector<FieldError> errors = type.schema->Validate(doc, "/payload");
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return snapshot->generation;
+}
+
+}  // namespace webhookd

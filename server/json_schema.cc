@@ -1,0 +1,181 @@
+#include "server/json_schema.h"
+
+// valijson reports a bad schema or pattern by throwing, and by abort() without this.
+#define VALIJSON_USE_EXCEPTIONS 1
+#include <exception>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <utility>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+namespace webhookd {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string PointerToken(std::string_view token) {
+  std::string out;
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Parses `schema` alone; the reason it cannot be, if any.
+std::optional<std::string> ParseError(const Json& schema) {
+  try {
+    valijson::Schema parsed;
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(schema);
+    parser.populateSchema(adapter, parsed);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+// The keyword that makes a schema invalid, as "<pointer>: <reason>": subschemas are
+// searched first, then each keyword of this one is parsed on its own. valijson's messages
+// rarely say where; this says it. Patterns are compiled here too, since valijson first
+// compiles them while validating.
+std::optional<std::pair<std::string, std::string>> Locate(const Json& schema,
+                                                          const std::string& at) {
+  if (!schema.is_object()) {
+    if (schema.is_boolean()) return std::nullopt;
+    return std::pair(at, "a schema must be an object or a boolean");
+  }
+  static const std::set<std::string> kMaps = {"properties", "patternProperties", "definitions",
+                                              "dependencies"};
+  static const std::set<std::string> kOne = {"additionalProperties",
+                                             "additionalItems",
+                                             "contains",
+                                             "propertyNames",
+                                             "not",
+                                             "if",
+                                             "then",
+                                             "else",
+                                             "items"};
+  static const std::set<std::string> kLists = {"allOf", "anyOf", "oneOf", "items"};
+  for (const auto& [key, value] : schema.items()) {
+    const std::string here = at + "/" + PointerToken(key);
+    if (kMaps.contains(key) && value.is_object()) {
+      for (const auto& [name, sub] : value.items()) {
+        if (key == "patternProperties") {
+          try {
+            std::regex re(name, std::regex::ECMAScript);
+          } catch (const std::regex_error&) {
+            return std::pair(here + "/" + PointerToken(name), "is not a valid regular expression");
+          }
+        }
+        if (key == "dependencies" && sub.is_array()) continue;
+        if (auto bad = Locate(sub, here + "/" + PointerToken(name))) return bad;
+      }
+    } else if (kLists.contains(key) && value.is_array()) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (auto bad = Locate(value[i], here + "/" + std::to_string(i))) return bad;
+      }
+    } else if (kOne.contains(key) && (value.is_object() || value.is_boolean())) {
+      if (auto bad = Locate(value, here)) return bad;
+    }
+    if (key == "pattern" && value.is_string()) {
+      try {
+        std::regex re(value.get<std::string>(), std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+        return std::pair(here, "is not a valid regular expression");
+      }
+    }
+  }
+  for (const auto& [key, value] : schema.items()) {
+    if (key == "$ref" || key == "definitions") continue;  // a local $ref needs its document
+    if (auto reason = ParseError(Json{{key, value}})) {
+      return std::pair(at + "/" + PointerToken(key), *reason);
+    }
+  }
+  return std::nullopt;
+}
+
+// valijson's context ("<root>", "[amount]", "[0]") as a JSON Pointer.
+std::string ContextPointer(const std::vector<std::string>& context) {
+  std::string out;
+  for (size_t i = 1; i < context.size(); ++i) {
+    std::string_view token = context[i];
+    if (token.size() >= 2 && token.front() == '[' && token.back() == ']') {
+      token = token.substr(1, token.size() - 2);
+    }
+    out += "/" + PointerToken(token);
+  }
+  return out;
+}
+
+}  // namespace
+
+JsonSchema::JsonSchema(std::unique_ptr<valijson::Schema> schema) : schema_(std::move(schema)) {}
+JsonSchema::~JsonSchema() = default;
+
+Result<std::shared_ptr<const JsonSchema>> JsonSchema::Compile(const Json& schema,
+                                                              std::string_view field) {
+  if (!schema.is_object()) return Invalid({{std::string(field), "must be a JSON object"}});
+  if (auto bad = Locate(schema, std::string(field))) {
+    return Invalid({{bad->first, bad->second}});
+  }
+  auto parsed = std::make_unique<valijson::Schema>();
+  try {
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(schema);
+    parser.populateSchema(adapter, *parsed);
+  } catch (const std::exception& e) {
+    return Invalid({{std::string(field), e.what()}});
+  }
+  return std::shared_ptr<const JsonSchema>(new JsonSchema(std::move(parsed)));
+}
+
+std::vector<FieldError> JsonSchema::Validate(const Json& doc, std::string_view prefix) const {
+  // A Validator caches the regular expressions it compiles and is not thread-safe: one
+  // per thread, shared by every schema (the cache is keyed by pattern).
+  thread_local valijson::Validator validator(valijson::Validator::kStrongTypes);
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter adapter(doc);
+  std::vector<FieldError> errors;
+  try {
+    if (validator.validate(*schema_, adapter, &results)) return errors;
+  } catch (const std::exception& e) {
+    errors.push_back({std::string(prefix), std::string("could not be checked: ") + e.what()});
+    return errors;
+  }
+  std::set<std::pair<std::string, std::string>> seen;
+  valijson::ValidationResults::Error error;
+  while (results.popError(error) && errors.size() < kMaxViolations) {
+    const std::string& text = error.description;
+    // Summaries of an inner violation that is reported on its own.
+    if (text.starts_with("Failed to validate against schema associated with") ||
+        text.starts_with("Failed to validate item #") ||
+        text.starts_with("Failed to validate against child schema") ||
+        text.starts_with("Failed to validate against additional properties schema")) {
+      continue;
+    }
+    std::string field = std::string(prefix) + ContextPointer(error.context);
+    std::string message = text;
+    constexpr std::string_view kMissing = "Missing required property '";
+    if (text.starts_with(kMissing) && text.size() > kMissing.size() + 2) {
+      // The missing member's own pointer: where the producer must put it.
+      field += "/" + PointerToken(text.substr(kMissing.size(), text.size() - kMissing.size() - 2));
+      message = "is required";
+    }
+    if (seen.emplace(field, message).second) errors.push_back({field, message});
+  }
+  return errors;
+}
+
+}  // namespace webhookd

@@ -90,6 +90,7 @@ test("every bad exchange fails, each for its own reason", () => {
   assert.match(cli.stdout, new RegExp(`${records.length} failure\\(s\\)`));
   assert.match(cli.stdout, /FAIL GET \/v1\/destinations\/\{id\}: 1 exchange/);
   assert.match(cli.stdout, /must have required property 'url'/);
+  assert.match(cli.stdout, /must have required property 'builtin'/);
   assert.match(cli.stdout, /header Retry-After is missing/);
   assert.match(cli.stdout, /never exercised/);
 });
@@ -132,7 +133,9 @@ test("routes lists every operation once, sorted, optionally in the server's {} s
   assert.deepEqual(list, [...list].sort());
   assert.ok(list.includes("POST /v1/admin/dead-letters/{id}/replay"));
   assert.ok(list.includes("GET /v1/admin/stats/series"));
+  assert.ok(list.includes("POST /v1/filters/test"));
   assert.ok(routes(spec, { placeholders: true }).includes("POST /v1/admin/dead-letters/{}/replay"));
+  assert.ok(routes(spec, { placeholders: true }).includes("PATCH /v1/event-types/{}"));
   const out = execFileSync(process.execPath, [path.join(here, "routes.mjs"), specPath], { encoding: "utf8" });
   assert.equal(out, list.join("\n") + "\n");
 });

@@ -60,3 +60,138 @@ test("a generated client publishes an event and reads it back", async () => {
   assert.equal(missing.response.status, 404);
   assert.equal(missing.error?.status, 404);
 });
+
+test("a generated client keeps an event type with a schema and filters a destination's events", async () => {
+  const name = `payment.succeeded.ts-${randomUUID().slice(0, 8)}`;
+  const schema = {
+    type: "object",
+    required: ["id", "amount", "currency"],
+    properties: {
+      id: { type: "string" },
+      amount: { type: "integer", minimum: 0 },
+      currency: { type: "string", pattern: "^[A-Z]{3}$" },
+    },
+  };
+  const created = await client.POST("/v1/event-types", {
+    body: {
+      name,
+      description: "A payment was captured.",
+      schema,
+      examples: [{ id: "pay_1", amount: 1250, currency: "EUR" }],
+    },
+  });
+  assert.equal(created.response.status, 201);
+  assert.ok(created.data);
+  assert.equal(created.data.name, name);
+  assert.deepEqual(created.data.schema, schema);
+  assert.equal(created.data.builtin, false);
+  assert.equal(created.data.deprecated, false);
+
+  const again = await client.POST("/v1/event-types", { body: { name } });
+  assert.equal(again.response.status, 409);
+
+  // An example the schema refuses is named by its JSON Pointer.
+  const refused = await client.POST("/v1/event-types", {
+    body: { name: `${name}.x`, schema, examples: [{ id: "pay_1", amount: "12.50", currency: "EUR" }] },
+  });
+  assert.equal(refused.response.status, 422);
+  assert.deepEqual(
+    refused.error?.errors?.map((e) => e.field),
+    ["/examples/0/amount"],
+  );
+
+  // The catalog in name order, a page at a time; webhookd's own types are in it.
+  const names: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const listed = await client.GET("/v1/event-types", {
+      params: { query: { limit: 2, cursor } },
+    });
+    assert.equal(listed.response.status, 200);
+    assert.ok(listed.data);
+    assert.ok(listed.data.data.length <= 2);
+    names.push(...listed.data.data.map((t) => t.name));
+    if (listed.data.next_cursor === null) break;
+    cursor = listed.data.next_cursor;
+  }
+  assert.ok(names.includes(name));
+  assert.ok(names.includes("webhookd.delivery.dead_lettered"));
+  assert.deepEqual(names, [...names].sort());
+
+  const builtin = await client.GET("/v1/event-types/{name}", {
+    params: { path: { name: "webhookd.delivery.dead_lettered" } },
+  });
+  assert.equal(builtin.data?.builtin, true);
+  const readOnly = await client.PATCH("/v1/event-types/{name}", {
+    params: { path: { name: "webhookd.delivery.dead_lettered" } },
+    body: { deprecated: true },
+  });
+  assert.equal(readOnly.response.status, 403);
+
+  const patched = await client.PATCH("/v1/event-types/{name}", {
+    params: { path: { name } },
+    body: { deprecated: true },
+  });
+  assert.equal(patched.response.status, 200);
+  assert.equal(patched.data?.deprecated, true);
+  assert.deepEqual(patched.data?.examples, [{ id: "pay_1", amount: 1250, currency: "EUR" }]);
+
+  // The filter test answers as the fan-out decides.
+  const filter = '$.amount >= 100 && $.currency == "EUR"';
+  const yes = await client.POST("/v1/filters/test", {
+    body: { filter, payload: { id: "p", amount: 1250, currency: "EUR" } },
+  });
+  assert.equal(yes.response.status, 200);
+  assert.equal(yes.data?.matches, true);
+  const no = await client.POST("/v1/filters/test", {
+    body: { filter, payload: { id: "p", amount: 99, currency: "EUR" } },
+  });
+  assert.equal(no.data?.matches, false);
+  const bad = await client.POST("/v1/filters/test", { body: { filter: "$.amount >= $min", payload: {} } });
+  assert.equal(bad.response.status, 422);
+  assert.equal(bad.error?.errors?.[0]?.field, "filter");
+
+  const destination = await client.POST("/v1/destinations", {
+    body: { url: "http://127.0.0.1:9/payments", event_types: [name], filter },
+  });
+  assert.equal(destination.response.status, 201);
+  assert.ok(destination.data);
+  assert.equal(destination.data.filter, filter);
+  const destinationId = destination.data.id;
+
+  const matching = await client.POST("/v1/events", {
+    body: { type: name, payload: { id: "pay_2", amount: 1250, currency: "EUR" } },
+  });
+  assert.equal(matching.response.status, 202);
+  assert.deepEqual(
+    matching.data?.deliveries.map((d) => d.destination_id),
+    [destinationId],
+  );
+  const filteredOut = await client.POST("/v1/events", {
+    body: { type: name, payload: { id: "pay_3", amount: 5, currency: "USD" } },
+  });
+  assert.equal(filteredOut.response.status, 202);
+  assert.deepEqual(filteredOut.data?.deliveries, []);
+
+  // A payload the type's schema refuses: one error per violation, under /payload.
+  const invalid = await client.POST("/v1/events", {
+    body: { type: name, payload: { amount: -5, currency: "EUR" } },
+  });
+  assert.equal(invalid.response.status, 422);
+  assert.deepEqual(
+    invalid.error?.errors?.map((e) => e.field).sort(),
+    ["/payload/amount", "/payload/id"],
+  );
+
+  const unfiltered = await client.PATCH("/v1/destinations/{id}", {
+    params: { path: { id: destinationId } },
+    body: { filter: null },
+  });
+  assert.equal(unfiltered.response.status, 200);
+  assert.equal(unfiltered.data?.filter, null);
+
+  const deleted = await client.DELETE("/v1/event-types/{name}", { params: { path: { name } } });
+  assert.equal(deleted.response.status, 204);
+  const gone = await client.GET("/v1/event-types/{name}", { params: { path: { name } } });
+  assert.equal(gone.response.status, 404);
+});

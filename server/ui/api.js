@@ -32,7 +32,9 @@ function describe(status, problem, fallback) {
     else if (typeof problem.title === 'string' && problem.title) parts.push(problem.title);
     if (Array.isArray(problem.errors)) {
       for (const e of problem.errors) {
-        if (e && typeof e.field === 'string' && typeof e.message === 'string') {
+        // A detail that already says it ("field: message") is not repeated.
+        if (e && typeof e.field === 'string' && typeof e.message === 'string' &&
+            !(parts.length && parts[0].includes(e.message))) {
           parts.push(`${e.field} ${e.message}`);
         }
       }
@@ -50,8 +52,10 @@ export function setUnauthorizedHandler(fn) {
 }
 
 // Sends one request; resolves to {status, text, json} on 2xx, rejects with ApiError
-// otherwise, or with a TypeError when the server cannot be reached.
-export async function request(method, route, { query, body, signal, key, headers } = {}) {
+// otherwise, or with a TypeError when the server cannot be reached. `body` is sent as
+// JSON.stringify makes it; `jsonText` is JSON text sent as it is (so a number the user
+// typed keeps every digit).
+export async function request(method, route, { query, body, jsonText, signal, key, headers } = {}) {
   const url = new URL(route, window.location.origin);
   if (query) {
     for (const [name, value] of Object.entries(query)) {
@@ -72,9 +76,9 @@ export async function request(method, route, { query, body, signal, key, headers
     referrerPolicy: 'no-referrer',
     redirect: 'error',
   };
-  if (body !== undefined) {
+  if (body !== undefined || jsonText !== undefined) {
     sent['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
+    init.body = jsonText !== undefined ? jsonText : JSON.stringify(body);
   }
   let response;
   try {

@@ -5,6 +5,7 @@ import {
   ApiError, detectRole, forgetKey, setUnauthorizedHandler, storedKey, storeKey,
 } from './api.js';
 import { button, dropStaleToast, errorBox, h, loading, replace } from './dom.js';
+import * as catalog from './views/catalog.js';
 import * as deadLetters from './views/dead_letters.js';
 import * as delivery from './views/delivery.js';
 import * as destination from './views/destination.js';
@@ -26,6 +27,7 @@ const NAV = [
   { path: '/overview', label: 'Overview', roles: ['admin'] },
   { path: '/destinations', label: 'Destinations', roles: ['admin', 'publisher', 'tenant'] },
   { path: '/events', label: 'Events', roles: ['admin', 'publisher', 'tenant'] },
+  { path: '/catalog', label: 'Catalog', roles: ['admin', 'publisher', 'tenant'] },
   { path: '/dead-letters', label: 'Dead letters', roles: ['admin', 'tenant'] },
 ];
 
@@ -39,6 +41,10 @@ const ROUTES = [
   ['/events', events.renderList, 'Events'],
   ['/events/:id', events.renderDetail, 'Event'],
   ['/deliveries/:id', delivery.render, 'Delivery'],
+  ['/catalog', catalog.renderList, 'Catalog'],
+  ['/catalog/new', catalog.renderForm, 'New event type', ['admin', 'publisher']],
+  ['/catalog/types/:name', catalog.renderDetail, 'Event type'],
+  ['/catalog/types/:name/edit', catalog.renderForm, 'Edit event type', ['admin', 'publisher']],
   ['/dead-letters', deadLetters.render, 'Dead letters', ['admin', 'tenant']],
 ];
 

@@ -65,6 +65,24 @@ export function rawMember(text, name) {
   }
 }
 
+// The texts of the elements of the top-level array in `text`, or null when it is not one.
+export function rawItems(text) {
+  let i = skipWhitespace(text, 0);
+  if (text[i] !== '[') return null;
+  const items = [];
+  i = skipWhitespace(text, i + 1);
+  if (text[i] === ']') return items;
+  for (;;) {
+    const start = i;
+    i = skipValue(text, i);
+    items.push(text.slice(start, i));
+    i = skipWhitespace(text, i);
+    if (text[i] === ']') return items;
+    if (text[i] !== ',') return null;
+    i = skipWhitespace(text, i + 1);
+  }
+}
+
 // Re-indents JSON text: only whitespace between tokens changes.
 export function indent(text, unit = '  ') {
   let out = '';

@@ -51,6 +51,7 @@ async function eventually(what, fn, { timeout = 30000, interval = 400 } = {}) {
   throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }
 
+// `body` is a value to send as JSON, or JSON text to send as it is.
 async function api(method, path, body, key = ADMIN_KEY) {
   const res = await fetch(BASE + path, {
     method,
@@ -58,7 +59,7 @@ async function api(method, path, body, key = ADMIN_KEY) {
       Authorization: `Bearer ${key}`,
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(10000),
   });
   const text = await res.text();
@@ -208,6 +209,42 @@ test('payload text is cut out and indented without touching a value', async () =
   assert.equal(rawMember(body, 'missing'), null);
   assert.equal(indent('{"a":[1,2.50],"b":{},"c":"x: [y]"}'),
     '{\n  "a": [\n    1,\n    2.50\n  ],\n  "b": {},\n  "c": "x: [y]"\n}');
+});
+
+test('a JSON Schema becomes the rows of the catalog\'s field table', async () => {
+  const { schemaFields } = await import('../../server/ui/schema_fields.js');
+  const { rows, truncated } = schemaFields({
+    type: 'object',
+    required: ['amount', 'items'],
+    definitions: { money: { type: 'number', minimum: 0 }, node: { properties: { next: { $ref: '#/definitions/node' } } } },
+    properties: {
+      amount: { $ref: '#/definitions/money', description: 'Total' },
+      currency: { enum: ['EUR', 'USD'] },
+      note: { type: ['string', 'null'], maxLength: 200 },
+      items: {
+        type: 'array', minItems: 1,
+        items: { type: 'object', required: ['sku'], properties: { sku: { type: 'string', pattern: '^BK-' } } },
+      },
+      tags: { type: 'array', items: { type: 'string', format: 'uuid' } },
+      list: { $ref: '#/definitions/node' },
+      'odd key': { type: 'boolean' },
+    },
+  });
+  assert.equal(truncated, false);
+  const byPath = Object.fromEntries(rows.map((r) => [r.path, r]));
+  assert.deepEqual(rows.map((r) => r.path),
+    ['amount', 'currency', 'note', 'items', 'items[].sku', 'tags', 'list', 'list.next', '["odd key"]']);
+  assert.deepEqual(byPath.amount, { path: 'amount', type: 'number', required: true, constraints: ['minimum 0'], description: 'Total' });
+  assert.equal(byPath.currency.type, 'string');
+  assert.deepEqual(byPath.currency.constraints, ['one of "EUR", "USD"']);
+  assert.equal(byPath.note.type, 'string or null');
+  assert.equal(byPath.items.type, 'array of object');
+  assert.equal(byPath['items[].sku'].required, true);
+  assert.deepEqual(byPath['items[].sku'].constraints, ['pattern ^BK-']);
+  assert.equal(byPath.tags.type, 'array of string');
+  assert.deepEqual(byPath.tags.constraints, ['each: format uuid']);
+  assert.equal(byPath['list.next'].type, 'see #/definitions/node', 'a recursive $ref stops');
+  assert.deepEqual(schemaFields(null), { rows: [], truncated: false });
 });
 
 test('the console is served with its security headers', async () => {
@@ -471,6 +508,141 @@ test('rotates a secret', async (t) => {
   assertNoProblems();
 });
 
+// The catalog's own types, named apart from the other scenarios' event types (a schema
+// would check their payloads).
+const PAID = 'payment.captured';
+const PAID_SCHEMA = {
+  type: 'object',
+  required: ['amount', 'currency'],
+  properties: {
+    amount: { type: 'number', minimum: 0, description: 'In the currency\u2019s smallest unit' },
+    currency: { enum: ['EUR', 'USD'] },
+    items: {
+      type: 'array',
+      items: { type: 'object', required: ['sku'], properties: { sku: { type: 'string', pattern: '^[A-Z]+-' } } },
+    },
+  },
+};
+
+test('the catalog lists a type and shows its fields and examples', async () => {
+  // The examples as text: the page must show 12345678901234567890 as sent.
+  const created = await api('POST', '/v1/event-types', `{"name": ${JSON.stringify(PAID)},
+    "description": "A payment was captured: the money is ours.",
+    "schema": ${JSON.stringify(PAID_SCHEMA)},
+    "examples": [{"amount": 150, "currency": "EUR", "items": [{"sku": "BK-1"}], "ref": 12345678901234567890},
+                 {"amount": 20, "currency": "USD", "items": [{"sku": "CD-2"}]}]}`);
+  assert.equal(created.status, 201, created.text);
+  const old = await api('POST', '/v1/event-types', {
+    name: 'payment.refunded.v0', description: 'Use payment.refunded', deprecated: true,
+  });
+  assert.equal(old.status, 201, old.text);
+
+  await page.goto(`${BASE}/ui/#/catalog`);
+  await page.getByRole('heading', { level: 1, name: 'Catalog' }).waitFor();
+  const oldRow = page.locator('tbody tr', { has: page.getByRole('link', { name: 'payment.refunded.v0' }) });
+  await oldRow.waitFor();
+  assert.match(await oldRow.locator('.badge').textContent(), /deprecated/);
+  const builtinRow = page.locator('tbody tr', { has: page.getByRole('link', { name: 'webhookd.delivery.dead_lettered' }) });
+  assert.equal(await builtinRow.locator('.badge').textContent(), 'webhookd');
+  await shot(page, '12-catalog');
+
+  await page.getByRole('link', { name: PAID, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: PAID }).waitFor();
+  assert.match(await page.locator('#type-description-text').textContent(), /money is ours/);
+  const fields = page.locator('#schema-fields tbody tr');
+  await fields.first().waitFor();
+  const rows = {};
+  for (const row of await fields.all()) {
+    const cells = (await row.locator('td').allTextContents()).map((c) => c.trim());
+    rows[cells[0]] = cells.slice(1);
+  }
+  assert.deepEqual(Object.keys(rows).sort(), ['amount', 'currency', 'items', 'items[].sku']);
+  assert.deepEqual(rows.amount, ['number', 'yes', 'minimum 0', 'In the currency\u2019s smallest unit']);
+  assert.deepEqual(rows.currency.slice(0, 3), ['string', 'yes', 'one of "EUR", "USD"']);
+  assert.deepEqual(rows['items[].sku'].slice(0, 3), ['string', 'yes', 'pattern ^[A-Z]+-']);
+  assert.equal(rows.items[1], 'no');
+  const examples = page.locator('#examples pre');
+  assert.equal(await examples.count(), 2);
+  assert.match(await examples.first().textContent(), /"ref": 12345678901234567890/, 'examples keep every digit');
+  assert.match(await examples.nth(1).textContent(), /"sku": "CD-2"/);
+  await page.locator('#edit-type').waitFor();
+  await shot(page, '13-event-type');
+
+  // Edit: the description and the deprecated mark; the schema and examples stay as they are.
+  await page.locator('#edit-type').click();
+  await page.getByRole('heading', { level: 1, name: 'Edit event type' }).waitFor();
+  assert.match(await page.locator('#type-examples').inputValue(), /12345678901234567890/);
+  await page.locator('#type-description').fill('A payment was captured.');
+  await page.locator('#type-deprecated').check();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#deprecated-note').waitFor();
+  const saved = await api('GET', `/v1/event-types/${PAID}`);
+  assert.equal(saved.json.description, 'A payment was captured.');
+  assert.equal(saved.json.deprecated, true);
+  assert.deepEqual(saved.json.schema, PAID_SCHEMA);
+  assert.match(saved.text, /12345678901234567890/);
+  assert.equal((await api('PATCH', `/v1/event-types/${PAID}`, { deprecated: false })).status, 200);
+
+  // Delete, confirmed.
+  await page.goto(`${BASE}/ui/#/catalog/types/payment.refunded.v0`);
+  await page.locator('#delete-type').click();
+  await page.locator('dialog[open]').getByRole('button', { name: 'Delete event type' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Catalog' }).waitFor();
+  assert.equal((await api('GET', '/v1/event-types/payment.refunded.v0')).status, 404);
+  assertNoProblems();
+});
+
+test('webhookd\'s own event types are read-only in the catalog', async () => {
+  const name = 'webhookd.delivery.dead_lettered';
+  await page.goto(`${BASE}/ui/#/catalog/types/${name}`);
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+  await page.locator('#builtin-note').waitFor();
+  assert.equal(await page.locator('.page-header .badge').textContent(), 'webhookd');
+  assert.match(await page.locator('#schema-fields').textContent(), /one of "exhausted", "permanent_failure"/);
+  assert.equal(await page.locator('#edit-type').count(), 0, 'no Edit');
+  assert.equal(await page.locator('#delete-type').count(), 0, 'no Delete');
+  assert.equal(await page.getByRole('link', { name: 'Edit' }).count(), 0);
+  // Its edit address shows no form either.
+  await page.goto(`${BASE}/ui/#/catalog/types/${name}/edit`);
+  await page.getByText('read-only').waitFor();
+  assert.equal(await page.locator('#event-type-form').count(), 0);
+  assertNoProblems();
+});
+
+test('the event type form shows the API\'s schema and example errors next to the fields', async () => {
+  await page.goto(`${BASE}/ui/#/catalog`);
+  await page.locator('#new-event-type').click();
+  await page.getByRole('heading', { level: 1, name: 'New event type' }).waitFor();
+  await page.locator('#type-name').fill('shipment.sent');
+  // Not JSON: said at once, nothing is sent.
+  await page.locator('#type-schema').fill('{"type": "object",');
+  await page.getByRole('button', { name: 'Create event type' }).click();
+  await page.locator('#type-schema-error').getByText('not valid JSON').waitFor();
+  // JSON, but not a schema: the server's words, with the place it names.
+  await page.locator('#type-schema').fill('{"type": "object", "properties": {"weight": {"type": "numbr"}}}');
+  await page.getByRole('button', { name: 'Create event type' }).click();
+  await page.locator('#type-schema-error').getByText('/schema/properties/weight/type').waitFor();
+  assert.equal(await page.locator('#type-schema').getAttribute('aria-invalid'), 'true');
+  assert.match(await page.locator('.alert-error').textContent(), /Not created/);
+  await shot(page, '14-event-type-form-error');
+  assert.equal((await api('GET', '/v1/event-types/shipment.sent')).status, 404);
+  // An example the schema refuses.
+  await page.locator('#type-schema').fill('{"type": "object", "properties": {"weight": {"type": "number"}}}');
+  await page.locator('#type-examples').fill('[{"weight": "heavy"}]');
+  await page.getByRole('button', { name: 'Create event type' }).click();
+  await page.locator('#type-examples-error').getByText('/examples/0/weight').waitFor();
+  assert.equal(await page.locator('#type-schema-error').isHidden(), true, 'the schema error is gone');
+  // Fixed: created, and the page of the new type follows.
+  await page.locator('#type-examples').fill('[{"weight": 1.50}]');
+  await page.getByRole('button', { name: 'Create event type' }).click();
+  await page.getByRole('heading', { level: 1, name: 'shipment.sent' }).waitFor();
+  const stored = await api('GET', '/v1/event-types/shipment.sent');
+  assert.equal(stored.status, 200, stored.text);
+  assert.deepEqual(stored.json.schema, { type: 'object', properties: { weight: { type: 'number' } } });
+  assert.deepEqual(stored.json.examples, [{ weight: 1.5 }]);
+  assertNoProblems();
+});
+
 test('a portal link key is taken out of the address at once', async () => {
   // Works with any key; the tenant portal below needs the portal-links route.
   const fresh = await newPage('fragment');
@@ -542,6 +714,35 @@ test('a tenant portal link shows that tenant only', async (t) => {
   assert.ok(!body.includes('Order events for the warehouse'), 'untenanted destinations are not shown');
   assert.equal(await portal.getByRole('link', { name: 'Overview' }).count(), 0);
   await shot(portal, '09-portal');
+  await portal.context().close();
+  assertNoProblems();
+});
+
+test('a tenant portal reads the catalog and changes nothing', async (t) => {
+  const link = await api('POST', '/v1/admin/tenants/catalog-reader/portal-links', { ttl: '1h' });
+  if (link.status === 404 || link.status === 405) {
+    t.skip('no portal-links route');
+    return;
+  }
+  assert.equal(link.status, 201, link.text);
+  const portal = await newPage('portal-catalog');
+  await portal.goto(`${BASE}/ui/${new URL(link.json.url).hash}`);
+  await portal.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
+  await portal.getByRole('link', { name: 'Catalog' }).click();
+  await portal.getByRole('heading', { level: 1, name: 'Catalog' }).waitFor();
+  await portal.getByRole('link', { name: PAID, exact: true }).click();
+  await portal.getByRole('heading', { level: 1, name: PAID }).waitFor();
+  await portal.locator('#schema-fields').getByText('items[].sku').waitFor();
+  assert.equal(await portal.locator('#examples pre').count(), 2);
+  assert.equal(await portal.locator('#edit-type').count(), 0, 'no Edit in the portal');
+  assert.equal(await portal.locator('#delete-type').count(), 0, 'no Delete in the portal');
+  await shot(portal, '16-portal-event-type');
+  await portal.goto(`${BASE}/ui/#/catalog`);
+  await portal.getByRole('link', { name: PAID, exact: true }).waitFor();
+  assert.equal(await portal.locator('#new-event-type').count(), 0, 'no New event type in the portal');
+  await portal.goto(`${BASE}/ui/#/catalog/new`);
+  await portal.getByText('This key may not see this page.').waitFor();
+  assert.equal(await portal.locator('#event-type-form').count(), 0);
   await portal.context().close();
   assertNoProblems();
 });
@@ -623,6 +824,11 @@ test('reads well on a phone', async () => {
   await shot(phone, '11-phone-destination');
   const detailOverflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(detailOverflow <= 0, `the destination page is ${detailOverflow}px wider than the screen`);
+  await phone.goto(`${BASE}/ui/#/catalog/types/${PAID}`);
+  await phone.locator('#schema-fields').waitFor();
+  await shot(phone, '17-phone-event-type');
+  const typeOverflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(typeOverflow <= 0, `the event type page is ${typeOverflow}px wider than the screen`);
   await phone.context().close();
   assertNoProblems();
 });

@@ -643,6 +643,67 @@ test('the event type form shows the API\'s schema and example errors next to the
   assertNoProblems();
 });
 
+test('the destination form offers the catalog and tests a filter against an example', async () => {
+  await page.goto(`${BASE}/ui/#/destinations/new`);
+  await page.getByRole('heading', { level: 1, name: 'New destination' }).waitFor();
+  await page.locator('#dest-url').fill(`${receiverBase}/ok`);
+  await page.locator('#dest-description').fill('Large euro payments');
+  // A catalog type ticked goes into the event types; a pattern covers the ones it takes.
+  await page.locator('#catalog-picker').getByLabel(PAID).check();
+  assert.equal(await page.locator('#dest-event-types').inputValue(), PAID);
+  await page.locator('#dest-event-types').fill('payment.*');
+  assert.equal(await page.locator('#catalog-picker').getByLabel(PAID).isChecked(), true);
+  assert.equal(await page.locator('#catalog-picker').getByLabel(PAID).isDisabled(), true);
+  await page.locator('#dest-event-types').fill(PAID);
+
+  const verdict = page.locator('#filter-result');
+  await page.locator('#filter-example').selectOption({ label: `${PAID} \u2014 example 1` });
+  assert.match(await page.locator('#filter-payload').inputValue(), /"amount": 150/);
+  await page.locator('#dest-filter').fill('$.amount >= 100 && $.currency == "EUR"');
+  await page.locator('#filter-test').click();
+  await verdict.locator('#filter-verdict', { hasText: /^matches$/ }).waitFor();
+  // The picture starts at the event types, so the filter and its test show together.
+  await page.evaluate(() => window.scrollTo(0,
+    document.getElementById('dest-event-types').getBoundingClientRect().top + window.scrollY - 110));
+  await shot(page, '15-destination-filter');
+  await page.locator('#filter-example').selectOption({ label: `${PAID} \u2014 example 2` });
+  await page.locator('#filter-test').click();
+  await verdict.locator('#filter-verdict', { hasText: /^does not match$/ }).waitFor();
+  // A pasted payload, and one whose number is beyond what JSON.parse keeps.
+  await page.locator('#filter-payload').fill('{"amount": 12345678901234567891, "currency": "EUR"}');
+  await page.locator('#dest-filter').fill('$.amount == 12345678901234567891');
+  await page.locator('#filter-test').click();
+  await verdict.locator('#filter-verdict', { hasText: /^matches$/ }).waitFor();
+  // An invalid filter: the server's reason.
+  await page.locator('#dest-filter').fill('$.amount >=');
+  await page.locator('#filter-test').click();
+  await verdict.locator('.alert-error').getByText('is not a valid SQL/JSON path predicate').waitFor();
+  // Saving it is refused, with the reason next to the field.
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.locator('#dest-filter-error').getByText('SQL/JSON path').waitFor();
+
+  await page.locator('#dest-filter').fill('$.amount >= 100 && $.currency == "EUR"');
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Large euro payments' }).waitFor();
+  assert.equal(await page.locator('#dest-filter-value').textContent(), '$.amount >= 100 && $.currency == "EUR"');
+  const id = (await page.locator('.page-header .subtitle').textContent()).trim();
+  const created = await api('GET', `/v1/destinations/${encodeURIComponent(id)}`);
+  assert.equal(created.json.filter, '$.amount >= 100 && $.currency == "EUR"');
+  assert.deepEqual(created.json.event_types, [PAID]);
+
+  // Edit: the filter comes back in its field; emptied, it is cleared.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Edit destination' }).waitFor();
+  assert.equal(await page.locator('#dest-filter').inputValue(), '$.amount >= 100 && $.currency == "EUR"');
+  assert.equal(await page.locator('#catalog-picker').getByLabel(PAID).isChecked(), true);
+  await page.locator('#dest-filter').fill('');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Large euro payments' }).waitFor();
+  assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(id)}`)).json.filter, null);
+  assert.equal(await page.locator('#dest-filter-value').count(), 0);
+  assertNoProblems();
+});
+
 test('a portal link key is taken out of the address at once', async () => {
   // Works with any key; the tenant portal below needs the portal-links route.
   const fresh = await newPage('fragment');
@@ -743,6 +804,10 @@ test('a tenant portal reads the catalog and changes nothing', async (t) => {
   await portal.goto(`${BASE}/ui/#/catalog/new`);
   await portal.getByText('This key may not see this page.').waitFor();
   assert.equal(await portal.locator('#event-type-form').count(), 0);
+  // The tenant's destination form offers the catalog, without webhookd's own types.
+  await portal.goto(`${BASE}/ui/#/destinations/new`);
+  await portal.locator('#catalog-picker').getByLabel(PAID).waitFor();
+  assert.doesNotMatch(await portal.locator('#catalog-picker').textContent(), /webhookd\./);
   await portal.context().close();
   assertNoProblems();
 });

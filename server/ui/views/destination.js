@@ -73,6 +73,9 @@ function detailBody(ctx, d, notices, reload) {
     ['Description', show(d.description)],
     ['Tenant', show(d.tenant_id)],
     ['Event types', eventTypes],
+    ['Filter', typeof d.filter === 'string' && d.filter
+      ? h('code', { class: 'mono break', id: 'dest-filter-value' }, d.filter)
+      : h('span', { class: 'muted' }, 'none: every event of its types')],
     ['Custom headers', headers],
     ['Max in flight', show(d.max_in_flight)],
     ['Rate limit', d.rate_limit === null || d.rate_limit === undefined ? show(null) : `${d.rate_limit} per second`],

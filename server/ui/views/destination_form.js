@@ -1,7 +1,9 @@
 // The destination form: create, and edit.
 
 import * as api from '../api.js';
-import { errorBox, h, loading, replace, show, toast } from '../dom.js';
+import { button, busy, errorBox, h, loading, replace, show, toast } from '../dom.js';
+import { indent } from '../json_text.js';
+import { loadCatalog, typeBadges } from './catalog.js';
 import { pageHeader } from './common.js';
 import { destinationLabel, rememberCreatedSecret } from './destination_shared.js';
 
@@ -30,6 +32,175 @@ function select(id, name, options, value) {
   const input = h('select', { id, name }, options.map(([v, text]) => h('option', { value: v }, text)));
   input.value = value;
   return input;
+}
+
+function eventTypeList(text) {
+  return text.split(/[\s,]+/).filter(Boolean);
+}
+
+// Whether the entry `pattern` of a destination's event types takes type `name`: the
+// name itself, or "p.*" for every type starting with "p.".
+function takes(pattern, name) {
+  return pattern.endsWith('.*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
+}
+
+// Whether a destination with these event types gets events of type `name`. An empty
+// list means every type but webhookd's own, which must be named.
+function subscribed(list, t) {
+  if (!list.length) return !t.builtin;
+  return list.some((p) => takes(p, t.name));
+}
+
+// The catalog's types as checkboxes that write into (and follow) the event types input,
+// which stays the one source: patterns such as "order.*" are typed there.
+function catalogPicker(ctx, input, onTypes) {
+  const node = h('fieldset', { class: 'catalog-picker', id: 'catalog-picker' },
+    h('legend', null, 'From the catalog'),
+    loading('Loading the catalog\u2026'));
+  let boxes = [];
+  const sync = () => {
+    const list = eventTypeList(input.value);
+    for (const { box, t, via } of boxes) {
+      const exact = list.includes(t.name);
+      const pattern = exact ? null : list.find((p) => p !== t.name && takes(p, t.name));
+      box.checked = exact || Boolean(pattern);
+      box.disabled = Boolean(pattern);
+      replace(via, pattern ? ` via ${pattern}` : '');
+    }
+  };
+  const toggle = (t, on) => {
+    const list = eventTypeList(input.value).filter((p) => p !== t.name);
+    if (on) list.push(t.name);
+    input.value = list.join(', ');
+    input.dispatchEvent(new Event('input'));
+  };
+  input.addEventListener('input', sync);
+  loadCatalog(ctx.signal).then((all) => {
+    if (!ctx.alive()) return;
+    // webhookd's own types never reach a tenant's destination.
+    const types = all.filter((t) => !(t.builtin && ctx.role === 'tenant'));
+    onTypes(types);
+    if (!types.length) {
+      replace(node, h('legend', null, 'From the catalog'),
+        h('p', { class: 'hint' }, 'The catalog has no event types yet: type names and patterns above.'));
+      return;
+    }
+    boxes = types.map((t, i) => {
+      const box = h('input', {
+        type: 'checkbox', id: `catalog-type-${i}`, value: t.name,
+        onchange: () => toggle(t, box.checked),
+      });
+      return { box, t, via: h('span', { class: 'muted small' }) };
+    });
+    replace(node, h('legend', null, 'From the catalog'),
+      h('ul', { class: 'checklist' }, boxes.map(({ box, t, via }) => h('li', null, box,
+        h('label', { for: box.id, title: t.description || null },
+          h('span', { class: 'mono' }, t.name), typeBadges(t), via)))));
+    sync();
+  }, (err) => {
+    if (!ctx.alive() || err.name === 'AbortError') return;
+    replace(node, h('legend', null, 'From the catalog'),
+      h('p', { class: 'hint' }, `The catalog could not be loaded (${err.message}); type names and patterns above.`));
+  });
+  return node;
+}
+
+// "Test against an example": a payload from the catalog's examples of the types the
+// destination takes (or pasted), tested with POST /v1/filters/test, the fan-out's own
+// test.
+function filterTester(ctx, filterInput, eventTypesInput) {
+  let types = [];
+  const picker = h('select', { id: 'filter-example', name: 'filter_example' });
+  const payload = h('textarea', {
+    id: 'filter-payload', name: 'filter_payload', rows: 6, spellcheck: 'false',
+    placeholder: '{"amount": 150, "currency": "EUR"}', 'aria-describedby': 'filter-payload-help',
+  });
+  const result = h('div', { id: 'filter-result', class: 'filter-result', 'aria-live': 'polite' });
+  let offered = [];
+  const refresh = () => {
+    const list = eventTypeList(eventTypesInput.value);
+    offered = [];
+    for (const t of types) {
+      if (!subscribed(list, t)) continue;
+      t.examples.forEach((raw, i) => offered.push({ label: `${t.name} \u2014 example ${i + 1}`, raw }));
+    }
+    const chosen = picker.value;
+    replace(picker,
+      h('option', { value: '' }, offered.length ? 'Choose an example\u2026' : 'No examples in the catalog for these types'),
+      offered.map((o, i) => h('option', { value: String(i) }, o.label)));
+    picker.value = offered[Number(chosen)] ? chosen : '';
+  };
+  picker.addEventListener('change', () => {
+    const o = offered[Number(picker.value)];
+    if (!picker.value || !o) return;
+    let text = o.raw;
+    try {
+      text = indent(o.raw);
+    } catch {
+      // shown as the server sent it
+    }
+    payload.value = text;
+    replace(result);
+  });
+  eventTypesInput.addEventListener('input', refresh);
+  refresh();
+
+  const say = (kind, ...content) => replace(result,
+    h('div', { class: ['alert', `alert-${kind}`], role: kind === 'error' ? 'alert' : null }, content));
+  const test = button('Test', () => busy(test, async () => {
+    const filter = filterInput.value.trim();
+    const text = payload.value.trim();
+    if (!filter) return say('info', 'Enter a filter to test.');
+    if (!text) return say('info', 'Choose an example or paste a payload.');
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return say('error', `The payload is not valid JSON (${err.message}).`);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return say('error', 'The payload must be a JSON object.');
+    }
+    replace(result, loading('Testing\u2026'));
+    try {
+      // The payload's text as typed, so a number keeps every digit.
+      const { json } = await api.request('POST', '/v1/filters/test', {
+        jsonText: `{"filter":${JSON.stringify(filter)},"payload":${text}}`, signal: ctx.signal,
+      });
+      if (!ctx.alive()) return undefined;
+      if (json && json.matches === true) {
+        say('ok', h('span', { class: 'badge badge-ok badge-plain', id: 'filter-verdict' }, 'matches'),
+          ' This payload would be delivered.');
+      } else {
+        say('warn', h('span', { class: 'badge badge-muted badge-plain', id: 'filter-verdict' }, 'does not match'),
+          ' This payload would not be delivered.');
+      }
+    } catch (err) {
+      if (err.name === 'AbortError' || !ctx.alive()) return undefined;
+      const errors = err.problem && Array.isArray(err.problem.errors) ? err.problem.errors : [];
+      const lines = errors.filter((e) => e && typeof e.field === 'string' && typeof e.message === 'string')
+        .map((e) => `${e.field === 'filter' ? 'The filter' : e.field} ${e.message}`);
+      say('error', h('strong', null, 'Not tested: '), lines.length ? lines.join('; ') : err.message);
+    }
+    return undefined;
+  }), { id: 'filter-test', class: 'btn-secondary' });
+
+  return {
+    setTypes: (t) => {
+      types = t;
+      refresh();
+    },
+    node: h('div', { class: 'filter-test', role: 'group', 'aria-labelledby': 'filter-test-title' },
+      h('h3', { id: 'filter-test-title' }, 'Test against an example'),
+      h('div', { class: 'field' },
+        h('label', { for: 'filter-example' }, 'Example payload'), picker),
+      h('div', { class: 'field' },
+        h('label', { for: 'filter-payload' }, 'Payload'), payload,
+        h('p', { class: 'hint', id: 'filter-payload-help' },
+          'An example of the types above, or any JSON object pasted here. Nothing is published.')),
+      h('div', { class: 'toolbar' }, test),
+      result),
+  };
 }
 
 function field(id, label, input, help) {
@@ -79,6 +250,11 @@ function formBody(ctx, d) {
       placeholder: 'order.created, invoice.*',
       value: editing && Array.isArray(d.event_types) ? d.event_types.join(', ') : '',
     }), 'Separated by commas. Empty means every type; "order.*" matches every type starting with "order.".'),
+    filter: field('dest-filter', 'Filter', h('input', {
+      id: 'dest-filter', name: 'filter', autocomplete: 'off', spellcheck: 'false', class: 'mono',
+      placeholder: '$.amount >= 100 && $.currency == "EUR"',
+      value: editing && typeof d.filter === 'string' ? d.filter : '',
+    }), 'A SQL/JSON path predicate on the payload: only events it is true for are delivered. Empty delivers every event of the types above.'),
     headers: field('dest-headers', 'Custom headers', h('textarea', {
       id: 'dest-headers', name: 'headers', rows: 3, spellcheck: 'false', placeholder: 'X-Team: payments',
       value: editing ? headersText(d.headers) : '',
@@ -114,12 +290,16 @@ function formBody(ctx, d) {
   const submit = h('button', { type: 'submit', class: 'btn-primary' }, editing ? 'Save changes' : 'Create destination');
   const cancelHref = editing ? `#/destinations/${encodeURIComponent(d.id)}` : '#/destinations';
 
+  const tester = filterTester(ctx, fields.filter.input, fields.event_types.input);
+  const picker = catalogPicker(ctx, fields.event_types.input, tester.setTypes);
   const form = h('form', { class: 'card form', novalidate: true },
     fields.url.node,
-    fields.description.node,
-    h('div', { class: 'grid-2 tight' }, fields.event_types.node, showTenant ? fields.tenant_id.node
+    h('div', { class: 'grid-2 tight' }, fields.description.node, showTenant ? fields.tenant_id.node
       : editing ? h('div', { class: 'field' }, h('span', { class: 'label' }, 'Tenant'),
         h('p', { class: 'static' }, show(d.tenant_id))) : null),
+    fields.event_types.node,
+    picker,
+    h('div', { class: 'filter-editor' }, fields.filter.node, tester.node),
     fields.headers.node,
     h('div', { class: 'grid-2 tight' }, fields.max_in_flight.node, fields.rate_limit.node),
     h('div', { class: 'grid-2 tight' }, fields.ordering.node, fields.on_dead_letter.node),
@@ -170,11 +350,12 @@ function formBody(ctx, d) {
       replace(status, h('div', { class: 'alert alert-error', role: 'alert' }, 'Some fields need attention.'));
       return;
     }
-    const eventTypes = v('event_types').split(/[\s,]+/).filter(Boolean);
+    const eventTypes = eventTypeList(v('event_types'));
     const wanted = {
       url: v('url'),
       description: v('description'),
       event_types: eventTypes,
+      filter: v('filter'),
       headers,
       max_in_flight: maxInFlight,
       rate_limit: rateLimit,
@@ -187,6 +368,7 @@ function formBody(ctx, d) {
       if (!same(wanted.url, d.url)) body.url = wanted.url;
       if (!same(wanted.description, d.description || '')) body.description = wanted.description;
       if (!same(wanted.event_types, d.event_types || [])) body.event_types = wanted.event_types;
+      if (!same(wanted.filter || null, d.filter)) body.filter = wanted.filter || null;
       if (!same(wanted.headers, d.headers || {})) body.headers = wanted.headers;
       if (!same(wanted.max_in_flight, d.max_in_flight)) body.max_in_flight = wanted.max_in_flight;
       if (!same(wanted.rate_limit, d.rate_limit)) body.rate_limit = wanted.rate_limit;
@@ -200,6 +382,7 @@ function formBody(ctx, d) {
       body.url = wanted.url;
       if (wanted.description) body.description = wanted.description;
       if (eventTypes.length) body.event_types = eventTypes;
+      if (wanted.filter) body.filter = wanted.filter;
       if (Object.keys(headers).length) body.headers = headers;
       if (maxInFlight !== null) body.max_in_flight = maxInFlight;
       if (rateLimit !== null) body.rate_limit = rateLimit;

@@ -662,9 +662,9 @@ test('the destination form offers the catalog and tests a filter against an exam
   await page.locator('#dest-filter').fill('$.amount >= 100 && $.currency == "EUR"');
   await page.locator('#filter-test').click();
   await verdict.locator('#filter-verdict', { hasText: /^matches$/ }).waitFor();
-  // The picture starts at the event types, so the filter and its test show together.
+  // The picture starts at the filter, so the filter, its test and the verdict show together.
   await page.evaluate(() => window.scrollTo(0,
-    document.getElementById('dest-event-types').getBoundingClientRect().top + window.scrollY - 110));
+    document.querySelector('.filter-editor').getBoundingClientRect().top + window.scrollY - 72));
   await shot(page, '15-destination-filter');
   await page.locator('#filter-example').selectOption({ label: `${PAID} \u2014 example 2` });
   await page.locator('#filter-test').click();

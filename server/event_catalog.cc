@@ -29,15 +29,31 @@ void EventCatalog::Invalidate(int64_t generation) {
 
 Result<int64_t> EventCatalog::Check(const NewEvent& event) {
   WEBHOOKD_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> snapshot, Current());
-  auto it = snapshot->types.find(event.type);
-  if (it == snapshot->types.end()) {
+  Result<void> checked = CheckAgainst(*snapshot, event);
+  if (!checked && checked.error().kind == ErrorKind::kInvalid) {
+    // A refusal is answered only from the current catalog: the store would catch a stale
+    // acceptance, but nothing else would catch a stale refusal.
+    WEBHOOKD_ASSIGN_OR_RETURN(int64_t current, store_.CatalogGeneration());
+    if (current != snapshot->generation) {
+      Invalidate(snapshot->generation);
+      WEBHOOKD_ASSIGN_OR_RETURN(snapshot, Current());
+      checked = CheckAgainst(*snapshot, event);
+    }
+  }
+  if (!checked) return Propagate(checked);
+  return snapshot->generation;
+}
+
+Result<void> EventCatalog::CheckAgainst(const Snapshot& snapshot, const NewEvent& event) {
+  auto it = snapshot.types.find(event.type);
+  if (it == snapshot.types.end()) {
     if (strict_) {
       return Invalid({{"type", "is not in the event catalog (WEBHOOKD_EVENT_TYPES is strict)"}});
     }
-    return snapshot->generation;
+    return {};
   }
   Type& type = *it->second;
-  if (!type.schema_text) return snapshot->generation;
+  if (!type.schema_text) return {};
   // Compiled on first use, once per generation; the API compiled it before storing it.
   std::call_once(type.once, [&] {
     auto json = nlohmann::json::parse(*type.schema_text, nullptr, /*allow_exceptions=*/false);
@@ -49,7 +65,7 @@ Result<int64_t> EventCatalog::Check(const NewEvent& event) {
   if (doc.is_discarded()) return Invalid({{"payload", "must be a JSON object"}});
   std::vector<FieldError> errors = type.schema->Validate(doc, "/payload");
   if (!errors.empty()) return Invalid(std::move(errors));
-  return snapshot->generation;
+  return {};
 }
 
 }  // namespace webhookd

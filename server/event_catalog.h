@@ -43,6 +43,7 @@ class EventCatalog {
     std::unordered_map<std::string, std::unique_ptr<Type>> types;
   };
   Result<std::shared_ptr<const Snapshot>> Current();
+  Result<void> CheckAgainst(const Snapshot& snapshot, const NewEvent& event);
 
   CatalogStore& store_;
   const bool strict_;

@@ -46,12 +46,12 @@ std::optional<std::string> ParseError(const Json& schema) {
   }
 }
 
-// The keyword that makes a schema invalid, as "<pointer>: <reason>": subschemas are
-// searched first, then each keyword of this one is parsed on its own. valijson's messages
-// rarely say where; this says it. Patterns are compiled here too, since valijson first
-// compiles them while validating.
-std::optional<std::pair<std::string, std::string>> Locate(const Json& schema,
-                                                          const std::string& at) {
+// The keyword that makes a schema invalid, as (pointer, reason): subschemas are searched
+// first, then each keyword of this one is parsed on its own (valijson's messages rarely
+// say where). Regular expressions (pattern, patternProperties) are compiled here, with
+// `patterns_only` for those alone.
+std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, const std::string& at,
+                                                          bool patterns_only) {
   if (!schema.is_object()) {
     if (schema.is_boolean()) return std::nullopt;
     return std::pair(at, "a schema must be an object or a boolean");
@@ -80,14 +80,14 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema,
           }
         }
         if (key == "dependencies" && sub.is_array()) continue;
-        if (auto bad = Locate(sub, here + "/" + PointerToken(name))) return bad;
+        if (auto bad = Locate(sub, here + "/" + PointerToken(name), patterns_only)) return bad;
       }
     } else if (kLists.contains(key) && value.is_array()) {
       for (size_t i = 0; i < value.size(); ++i) {
-        if (auto bad = Locate(value[i], here + "/" + std::to_string(i))) return bad;
+        if (auto bad = Locate(value[i], here + "/" + std::to_string(i), patterns_only)) return bad;
       }
     } else if (kOne.contains(key) && (value.is_object() || value.is_boolean())) {
-      if (auto bad = Locate(value, here)) return bad;
+      if (auto bad = Locate(value, here, patterns_only)) return bad;
     }
     if (key == "pattern" && value.is_string()) {
       try {
@@ -97,6 +97,7 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema,
       }
     }
   }
+  if (patterns_only) return std::nullopt;
   for (const auto& [key, value] : schema.items()) {
     if (key == "$ref" || key == "definitions") continue;  // a local $ref needs its document
     if (auto reason = ParseError(Json{{key, value}})) {
@@ -127,16 +128,33 @@ JsonSchema::~JsonSchema() = default;
 Result<std::shared_ptr<const JsonSchema>> JsonSchema::Compile(const Json& schema,
                                                               std::string_view field) {
   if (!schema.is_object()) return Invalid({{std::string(field), "must be a JSON object"}});
-  if (auto bad = Locate(schema, std::string(field))) {
-    return Invalid({{bad->first, bad->second}});
-  }
   auto parsed = std::make_unique<valijson::Schema>();
   try {
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
     valijson::adapters::NlohmannJsonAdapter adapter(schema);
     parser.populateSchema(adapter, *parsed);
   } catch (const std::exception& e) {
+    // Where it went wrong, if a keyword alone shows it; else valijson's word for it.
+    if (auto bad = Locate(schema, std::string(field), /*patterns_only=*/false)) {
+      return Invalid({{bad->first, bad->second}});
+    }
     return Invalid({{std::string(field), e.what()}});
+  }
+  // valijson compiles patterns only when it first meets them in a document, and reads a
+  // definition only where a $ref uses it.
+  if (auto bad = Locate(schema, std::string(field), /*patterns_only=*/true)) {
+    return Invalid({{bad->first, bad->second}});
+  }
+  if (auto defs = schema.find("definitions"); defs != schema.end() && defs->is_object()) {
+    for (const auto& [name, sub] : defs->items()) {
+      const std::string at = std::string(field) + "/definitions/" + PointerToken(name);
+      if (auto bad = Locate(sub, at, /*patterns_only=*/false)) {
+        return Invalid({{bad->first, bad->second}});
+      }
+      if (auto reason = sub.contains("$ref") ? std::nullopt : ParseError(sub)) {
+        return Invalid({{at, *reason}});
+      }
+    }
   }
   return std::shared_ptr<const JsonSchema>(new JsonSchema(std::move(parsed)));
 }
@@ -152,6 +170,11 @@ std::vector<FieldError> JsonSchema::Validate(const Json& doc, std::string_view p
     if (validator.validate(*schema_, adapter, &results)) return errors;
   } catch (const std::exception& e) {
     errors.push_back({std::string(prefix), std::string("could not be checked: ") + e.what()});
+    return errors;
+  }
+  // A few constraints (propertyNames) fail without saying why.
+  if (results.numErrors() == 0) {
+    errors.push_back({std::string(prefix), "does not match its event type's schema"});
     return errors;
   }
   std::set<std::pair<std::string, std::string>> seen;

@@ -23,6 +23,8 @@ class CatalogStore {
   virtual Result<void> DeleteEventType(const std::string& name) = 0;
   // Every type's schema at one generation, for ingest's checks.
   virtual Result<CatalogSnapshotRows> LoadCatalog() = 0;
+  // The generation alone: whether a cached catalog is still the current one.
+  virtual Result<int64_t> CatalogGeneration() = 0;
   // Tells webhookd.publish() the mode (it has no configuration of its own).
   virtual Result<void> SetEventTypesMode(EventTypesMode mode) = 0;
   // Whether `filter` delivers `payload` (a JSON object's text), exactly as the fan-out

@@ -127,6 +127,13 @@ Result<CatalogSnapshotRows> PgStore::LoadCatalog() {
   });
 }
 
+Result<int64_t> PgStore::CatalogGeneration() {
+  return Run([&](pqxx::connection& c) -> Result<int64_t> {
+    pqxx::nontransaction tx(c);
+    return Exec(tx, sql::kEventCatalogGeneration)[0][0].as<int64_t>();
+  });
+}
+
 Result<void> PgStore::SetEventTypesMode(EventTypesMode mode) {
   return Run([&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);

@@ -89,6 +89,7 @@ class PgStore final : public Store {
                                     const EventTypeFields& fields) override;
   Result<void> DeleteEventType(const std::string& name) override;
   Result<CatalogSnapshotRows> LoadCatalog() override;
+  Result<int64_t> CatalogGeneration() override;
   Result<void> SetEventTypesMode(EventTypesMode mode) override;
   Result<bool> TestFilter(const std::string& filter, const std::string& payload) override;
 

@@ -122,6 +122,7 @@ class StubApiStores final : public DestinationStore,
     if (on_load_catalog) return on_load_catalog();
     return CatalogSnapshotRows{1, {}};
   }
+  Result<int64_t> CatalogGeneration() override { return 1; }
   Result<void> SetEventTypesMode(EventTypesMode) override { return No(); }
   Result<bool> TestFilter(const std::string&, const std::string&) override { return No(); }
 };

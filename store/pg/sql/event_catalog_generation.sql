@@ -1,0 +1,1 @@
+SELECT generation FROM event_catalog

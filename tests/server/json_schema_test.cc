@@ -1,0 +1,161 @@
+// JsonSchema: a bad schema is refused naming the keyword at fault; every draft-7 keyword
+// family docs/catalog.md uses is enforced; each violation is one error whose field is the
+// JSON Pointer of the offending value.
+#include "server/json_schema.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace webhookd {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string CompileError(const Json& schema) {
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  if (compiled) return "compiled";
+  EXPECT_EQ(compiled.error().kind, ErrorKind::kInvalid);
+  EXPECT_EQ(compiled.error().fields.size(), 1u);
+  return compiled.error().fields.at(0).field;
+}
+
+// The fields of the violations of `doc`, in the order reported.
+std::vector<std::string> Fields(const Json& schema, const Json& doc) {
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  EXPECT_TRUE(compiled) << (compiled ? "" : compiled.error().message);
+  if (!compiled) return {"(not compiled)"};
+  std::vector<std::string> out;
+  for (const FieldError& e : (*compiled)->Validate(doc, "/payload")) {
+    EXPECT_FALSE(e.message.empty());
+    out.push_back(e.field);
+  }
+  return out;
+}
+
+std::set<std::string> FieldSet(const Json& schema, const Json& doc) {
+  auto v = Fields(schema, doc);
+  return {v.begin(), v.end()};
+}
+
+TEST(JsonSchemaTest, ABadSchemaIsRefusedNamingTheKeyword) {
+  EXPECT_EQ(CompileError(Json::array()), "/schema");
+  EXPECT_EQ(CompileError({{"type", "strin"}}), "/schema/type");
+  EXPECT_EQ(CompileError({{"minimum", "x"}}), "/schema/minimum");
+  EXPECT_EQ(CompileError({{"required", "id"}}), "/schema/required");
+  EXPECT_EQ(CompileError({{"properties", 5}}), "/schema/properties");
+  EXPECT_EQ(CompileError({{"enum", 5}}), "/schema/enum");
+  EXPECT_EQ(CompileError({{"properties", {{"amount", {{"type", "integr"}}}}}}),
+            "/schema/properties/amount/type");
+  EXPECT_EQ(CompileError({{"properties", {{"a/b~c", {{"maxLength", -1}}}}}}),
+            "/schema/properties/a~1b~0c/maxLength");
+  EXPECT_EQ(CompileError({{"items", {{"properties", {{"sku", {{"pattern", "(("}}}}}}}}),
+            "/schema/items/properties/sku/pattern");
+  EXPECT_EQ(CompileError({{"anyOf", {{{"type", "string"}}, {{"minLength", "x"}}}}}),
+            "/schema/anyOf/1/minLength");
+  EXPECT_EQ(CompileError({{"patternProperties", {{"([", {{"type", "string"}}}}}}),
+            "/schema/patternProperties/([");
+  EXPECT_EQ(CompileError({{"definitions", {{"money", {{"type", 7}}}}}}),
+            "/schema/definitions/money/type");
+  EXPECT_EQ(CompileError({{"$ref", "https://example.com/schema.json"}}), "/schema");
+  // Unknown keywords are allowed (draft 7 ignores them), and so is a local $ref.
+  EXPECT_EQ(CompileError({{"x-docs", "anything"}, {"title", "Order"}}), "compiled");
+  EXPECT_EQ(CompileError({{"definitions", {{"money", {{"type", "integer"}}}}},
+                          {"properties", {{"amount", {{"$ref", "#/definitions/money"}}}}}}),
+            "compiled");
+}
+
+TEST(JsonSchemaTest, EachViolationIsOneErrorAtItsPointer) {
+  const Json schema = {
+      {"type", "object"},
+      {"required", {"id", "amount"}},
+      {"properties",
+       {{"id", {{"type", "string"}}},
+        {"amount", {{"type", "integer"}, {"minimum", 0}}},
+        {"a/b~c", {{"type", "string"}}},
+        {"items",
+         {{"type", "array"},
+          {"items",
+           {{"type", "object"},
+            {"properties", {{"sku", {{"type", "string"}, {"pattern", "^BK-"}}}}}}}}}}}};
+  EXPECT_TRUE(Fields(schema, {{"id", "o1"}, {"amount", 3}}).empty());
+  EXPECT_EQ(FieldSet(schema, {{"amount", -5},
+                              {"a/b~c", 1},
+                              {"items", {{{"sku", "x"}}, {{"sku", "BK-1"}}, {{"sku", 3}}}}}),
+            (std::set<std::string>{"/payload/id", "/payload/amount", "/payload/a~1b~0c",
+                                   "/payload/items/0/sku", "/payload/items/2/sku"}));
+  // A missing member is named where it belongs, "is required".
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  ASSERT_TRUE(compiled);
+  auto errors = (*compiled)->Validate(Json{{"amount", 1}}, "/payload");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "/payload/id");
+  EXPECT_EQ(errors[0].message, "is required");
+}
+
+TEST(JsonSchemaTest, EveryKeywordFamilyTheDocsUseIsEnforced) {
+  struct Row {
+    Json schema, good, bad;
+  };
+  const std::vector<Row> rows = {
+      {{{"type", {"string", "null"}}}, nullptr, 1},
+      {{{"enum", {"paid", "refunded"}}}, "paid", "open"},
+      {{{"const", "v1"}}, "v1", "v2"},
+      {{{"multipleOf", 5}}, 15, 12},
+      {{{"minimum", 1}, {"maximum", 10}}, 10, 11},
+      {{{"exclusiveMinimum", 0}, {"exclusiveMaximum", 1}}, 0.5, 0},
+      {{{"minLength", 2}, {"maxLength", 3}}, "abc", "abcd"},
+      {{{"pattern", "^[A-Z]{3}$"}}, "EUR", "eur"},
+      {{{"format", "date-time"}}, "2026-01-02T03:04:05Z", "yesterday"},
+      {{{"items", {{"type", "integer"}}}, {"minItems", 1}, {"maxItems", 2}}, {1, 2}, {1, 2, 3}},
+      {{{"items", {{{"type", "string"}}}}, {"additionalItems", false}}, {"a"}, {"a", "b"}},
+      {{{"uniqueItems", true}}, {1, 2}, {1, 1}},
+      {{{"contains", {{"const", "vip"}}}}, {"a", "vip"}, {"a"}},
+      {{{"required", {"id"}}, {"minProperties", 1}, {"maxProperties", 2}},
+       {{"id", 1}},
+       {{"id", 1}, {"a", 2}, {"b", 3}}},
+      {{{"properties", {{"id", {{"type", "string"}}}}}, {"additionalProperties", false}},
+       {{"id", "x"}},
+       {{"id", "x"}, {"extra", 1}}},
+      {{{"patternProperties", {{"^x-", {{"type", "string"}}}}}}, {{"x-a", "s"}}, {{"x-a", 1}}},
+      {{{"propertyNames", {{"pattern", "^[a-z_]+$"}}}}, {{"ok_name", 1}}, {{"Bad", 1}}},
+      {{{"dependencies", {{"refund", {"refunded_at"}}}}},
+       {{"refund", 1}, {"refunded_at", "t"}},
+       {{"refund", 1}}},
+      {{{"if", {{"properties", {{"kind", {{"const", "card"}}}}}}},
+        {"then", {{"required", {"last4"}}}},
+        {"else", {{"required", {"iban"}}}}},
+       {{"kind", "card"}, {"last4", "4242"}},
+       {{"kind", "card"}, {"iban", "DE00"}}},
+      {{{"allOf", {{{"type", "integer"}}, {{"minimum", 5}}}}}, 6, 4},
+      {{{"anyOf", {{{"type", "integer"}}, {{"type", "string"}}}}}, "s", 1.5},
+      {{{"oneOf", {{{"multipleOf", 2}}, {{"multipleOf", 3}}}}}, 4, 6},
+      {{{"not", {{"type", "null"}}}}, 1, nullptr},
+      {{{"definitions", {{"money", {{"type", "integer"}, {"minimum", 0}}}}},
+        {"properties", {{"amount", {{"$ref", "#/definitions/money"}}}}}},
+       {{"amount", 5}},
+       {{"amount", -5}}},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.schema.dump());
+    EXPECT_TRUE(Fields(r.schema, r.good).empty());
+    EXPECT_FALSE(Fields(r.schema, r.bad).empty());
+  }
+}
+
+TEST(JsonSchemaTest, ErrorsAreBoundedAndNotRepeated) {
+  const Json schema = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  Json many = Json::array();
+  for (int i = 0; i < 1000; ++i) many.push_back(i);
+  auto compiled = JsonSchema::Compile(Json{{"properties", {{"list", schema}}}}, "/schema");
+  ASSERT_TRUE(compiled);
+  auto errors = (*compiled)->Validate(Json{{"list", many}}, "/payload");
+  EXPECT_EQ(errors.size(), JsonSchema::kMaxViolations);
+  EXPECT_EQ(errors.front().field, "/payload/list/0");
+  std::set<std::string> distinct;
+  for (const auto& e : errors) distinct.insert(e.field + e.message);
+  EXPECT_EQ(distinct.size(), errors.size());
+}
+
+}  // namespace
+}  // namespace webhookd

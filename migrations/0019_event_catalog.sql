@@ -16,8 +16,9 @@
 CREATE TABLE webhookd.event_types (
   name        text PRIMARY KEY,
   description text NOT NULL DEFAULT '',
-  schema      jsonb,                       -- NULL: any JSON object
-  examples    jsonb NOT NULL DEFAULT '[]', -- each a payload that the schema accepts
+  -- json, not jsonb: kept as written (key order, numbers), as the API shows them.
+  schema      json,                       -- NULL: any JSON object
+  examples    json NOT NULL DEFAULT '[]', -- each a payload that the schema accepts
   deprecated  boolean NOT NULL DEFAULT false,
   builtin     boolean NOT NULL DEFAULT false, -- webhookd's own: not changed by the API
   created_at  timestamptz NOT NULL DEFAULT now(),

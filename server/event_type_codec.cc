@@ -1,5 +1,6 @@
 #include "server/event_type_codec.h"
 
+#include <map>
 #include <vector>
 
 #include "base/clock.h"
@@ -37,10 +38,22 @@ void CheckExamples(const Json& examples, const Json* schema, std::vector<FieldEr
 
 }  // namespace
 
-Result<EventTypeBody> ParseEventTypeBody(const Json& body, bool creating,
+Result<EventTypeBody> ParseEventTypeBody(std::string_view raw, bool creating,
                                          const std::optional<std::string>& current_schema,
                                          const std::string& current_examples) {
-  if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
+  // The schema and examples are kept as written (key order, big numbers), so they are
+  // taken from the scanner as raw text; the checks parse a copy.
+  auto members = ScanJsonObject(raw, kMaxJsonDepth);
+  if (!members) {
+    if (members.error().kind == ErrorKind::kMalformed) {
+      return Fail(ErrorKind::kMalformed,
+                  "the body is not valid JSON (" + members.error().message + ")");
+    }
+    return Propagate(members);
+  }
+  std::map<std::string, std::string_view> raws;  // a repeated member keeps its last value
+  for (const JsonMember& m : *members) raws[m.key] = m.raw;
+  const Json body = Json::parse(raw, nullptr, /*allow_exceptions=*/false);
   EventTypeBody out;
   std::vector<FieldError> errors;
   if (creating) {
@@ -76,7 +89,7 @@ Result<EventTypeBody> ParseEventTypeBody(const Json& body, bool creating,
       schema_ok = false;
       for (auto& e : compiled.error().fields) errors.push_back(std::move(e));
     } else {
-      out.fields.schema = std::optional<std::string>(Dump(*it));
+      out.fields.schema = std::optional<std::string>(std::string(raws["schema"]));
       schema = *it;
     }
   } else if (current_schema) {
@@ -84,7 +97,7 @@ Result<EventTypeBody> ParseEventTypeBody(const Json& body, bool creating,
   }
   if (auto it = body.find("examples"); it != body.end() && !it->is_null()) {
     if (schema_ok) CheckExamples(*it, schema ? &*schema : nullptr, errors);
-    out.fields.examples = Dump(*it);
+    out.fields.examples = std::string(raws["examples"]);
   } else if (schema_ok && out.fields.schema && *out.fields.schema) {
     // A new schema must hold the examples already stored.
     CheckExamples(Json::parse(current_examples, nullptr, false), &*schema, errors);
@@ -100,23 +113,34 @@ Result<EventTypeBody> ParseEventTypeBody(const Json& body, bool creating,
   return out;
 }
 
-Json EventTypeJson(const EventType& t) {
-  Json schema = t.schema ? Json::parse(*t.schema, nullptr, false) : Json(nullptr);
-  return {{"name", t.name},
-          {"description", t.description},
-          {"schema", std::move(schema)},
-          {"examples", Json::parse(t.examples, nullptr, false)},
-          {"deprecated", t.deprecated},
-          {"builtin", t.builtin},
-          {"created_at", FormatRfc3339(t.created_at)},
-          {"updated_at", FormatRfc3339(t.updated_at)}};
+std::string EventTypeText(const EventType& t) {
+  const Json j = {{"name", t.name},
+                  {"description", t.description},
+                  {"deprecated", t.deprecated},
+                  {"builtin", t.builtin},
+                  {"created_at", FormatRfc3339(t.created_at)},
+                  {"updated_at", FormatRfc3339(t.updated_at)}};
+  // The schema and examples go in as stored, which is as written.
+  std::string text = Dump(j);
+  text.pop_back();  // the closing brace
+  text += R"(,"schema":)";
+  text += t.schema.value_or("null");
+  text += R"(,"examples":)";
+  text += t.examples;
+  text += '}';
+  return text;
 }
 
-Json EventTypeListJson(const EventTypeListing& listing) {
-  Json data = Json::array();
-  for (const EventType& t : listing.items) data.push_back(EventTypeJson(t));
-  return {{"data", std::move(data)},
-          {"next_cursor", listing.next_after ? Json(*listing.next_after) : Json(nullptr)}};
+std::string EventTypeListText(const EventTypeListing& listing) {
+  std::string text = R"({"data":[)";
+  for (size_t i = 0; i < listing.items.size(); ++i) {
+    if (i > 0) text += ',';
+    text += EventTypeText(listing.items[i]);
+  }
+  text += R"(],"next_cursor":)";
+  text += listing.next_after ? Dump(Json(*listing.next_after)) : "null";
+  text += '}';
+  return text;
 }
 
 Result<FilterTest> ParseFilterTest(std::string_view body) {

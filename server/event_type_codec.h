@@ -11,19 +11,21 @@
 
 namespace webhookd {
 
-// A create (`creating`: name required) or patch body. A schema is compiled and every
+// A create (`creating`: name required) or patch body, whose schema and examples are kept
+// as the text they have in it. A schema is compiled and every
 // example checked against the schema that will hold: the body's, or for a patch without
 // one, `current`'s (nullopt: none).
 struct EventTypeBody {
   std::string name;  // creating only
   EventTypeFields fields;
 };
-Result<EventTypeBody> ParseEventTypeBody(const Json& body, bool creating,
+Result<EventTypeBody> ParseEventTypeBody(std::string_view body, bool creating,
                                          const std::optional<std::string>& current_schema,
                                          const std::string& current_examples);
 
-Json EventTypeJson(const EventType& t);
-Json EventTypeListJson(const EventTypeListing& listing);
+// The JSON text of a type (its schema and examples as written) and of a page of them.
+std::string EventTypeText(const EventType& t);
+std::string EventTypeListText(const EventTypeListing& listing);
 
 // {"filter": "...", "payload": {...}}: the filter and the payload's text.
 struct FilterTest {

@@ -10,6 +10,10 @@ using namespace api;
 
 namespace {
 
+Reply TextReply(int status, std::string body) {
+  return Reply{status, std::move(body), "application/json", {}};
+}
+
 // A name in the path: anything that is not a valid type names nothing (404, as unknown).
 Result<std::string> PathName(const ApiRequest& req) {
   if (req.path_args.empty() || !IsValidEventType(req.path_args[0])) {
@@ -33,19 +37,18 @@ Result<Reply> Api::ListEventTypes(const ApiRequest& req) {
   }
   if (!errors.empty()) return Invalid(std::move(errors));
   WEBHOOKD_ASSIGN_OR_RETURN(EventTypeListing listing, stores_.catalog.ListEventTypes(page));
-  return JsonReply(200, EventTypeListJson(listing));
+  return TextReply(200, EventTypeListText(listing));
 }
 
 Result<Reply> Api::GetEventType(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(std::string name, PathName(req));
   WEBHOOKD_ASSIGN_OR_RETURN(EventType type, stores_.catalog.GetEventType(name));
-  return JsonReply(200, EventTypeJson(type));
+  return TextReply(200, EventTypeText(type));
 }
 
 Result<Reply> Api::CreateEventType(const ApiRequest& req) {
-  WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(EventTypeBody parsed,
-                            ParseEventTypeBody(body, /*creating=*/true, std::nullopt, "[]"));
+                            ParseEventTypeBody(req.body, /*creating=*/true, std::nullopt, "[]"));
   EventType type;
   type.name = std::move(parsed.name);
   type.description = parsed.fields.description.value_or("");
@@ -53,22 +56,21 @@ Result<Reply> Api::CreateEventType(const ApiRequest& req) {
   type.examples = parsed.fields.examples.value_or("[]");
   type.deprecated = parsed.fields.deprecated.value_or(false);
   WEBHOOKD_ASSIGN_OR_RETURN(EventType created, stores_.catalog.CreateEventType(type));
-  return JsonReply(201, EventTypeJson(created));
+  return TextReply(201, EventTypeText(created));
 }
 
 Result<Reply> Api::UpdateEventType(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(std::string name, PathName(req));
-  WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
   // The stored schema and examples, which the patch's own must agree with.
   WEBHOOKD_ASSIGN_OR_RETURN(EventType current, stores_.catalog.GetEventType(name));
   if (current.builtin)
     return Fail(ErrorKind::kForbidden, "webhookd's own event types are read-only");
   WEBHOOKD_ASSIGN_OR_RETURN(
       EventTypeBody parsed,
-      ParseEventTypeBody(body, /*creating=*/false, current.schema, current.examples));
+      ParseEventTypeBody(req.body, /*creating=*/false, current.schema, current.examples));
   WEBHOOKD_ASSIGN_OR_RETURN(EventType updated,
                             stores_.catalog.UpdateEventType(name, parsed.fields));
-  return JsonReply(200, EventTypeJson(updated));
+  return TextReply(200, EventTypeText(updated));
 }
 
 Result<Reply> Api::DeleteEventType(const ApiRequest& req) {

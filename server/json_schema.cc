@@ -3,6 +3,7 @@
 // valijson reports a bad schema or pattern by throwing, and by abort() without this.
 #define VALIJSON_USE_EXCEPTIONS 1
 #include <exception>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <set>
@@ -107,6 +108,31 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, co
   return std::nullopt;
 }
 
+// valijson's nlohmann adapter reads an unsigned integer as an int64_t, so one of 2^63 or
+// more would be checked as a negative number. Such integers are checked as floating
+// point instead (a copy is made only when the document has one).
+bool HasHugeUnsigned(const Json& j) {
+  if (j.is_number_unsigned()) {
+    return j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  }
+  if (j.is_structured()) {
+    for (const Json& v : j) {
+      if (HasHugeUnsigned(v)) return true;
+    }
+  }
+  return false;
+}
+
+void HugeUnsignedToFloat(Json& j) {
+  if (j.is_number_unsigned()) {
+    if (j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      j = static_cast<double>(j.get<uint64_t>());
+    }
+  } else if (j.is_structured()) {
+    for (Json& v : j) HugeUnsignedToFloat(v);
+  }
+}
+
 // valijson's context ("<root>", "[amount]", "[0]") as a JSON Pointer.
 std::string ContextPointer(const std::vector<std::string>& context) {
   std::string out;
@@ -164,7 +190,12 @@ std::vector<FieldError> JsonSchema::Validate(const Json& doc, std::string_view p
   // per thread, shared by every schema (the cache is keyed by pattern).
   thread_local valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter adapter(doc);
+  std::optional<Json> copy;
+  if (HasHugeUnsigned(doc)) {
+    copy = doc;
+    HugeUnsignedToFloat(*copy);
+  }
+  valijson::adapters::NlohmannJsonAdapter adapter(copy ? *copy : doc);
   std::vector<FieldError> errors;
   try {
     if (validator.validate(*schema_, adapter, &results)) return errors;

@@ -98,6 +98,23 @@ TEST_F(CatalogE2eTest, TheRoutesAndWhoMayUseThem) {
   Call("GET", "/v1/event-types/order.created", nullptr, 404);
 }
 
+TEST_F(CatalogE2eTest, SchemaAndExamplesAreKeptAsWritten) {
+  auto client = webhookd_.Client();
+  const std::string schema =
+      R"({"type":"object","properties":{"zeta":{"type":"string"},"alpha":{}}})";
+  const std::string examples = R"([{"zeta":"z","alpha":123456789012345678901234567890}])";
+  auto res = client->Post(
+      "/v1/event-types",
+      R"({"name":"kept.as.written","schema":)" + schema + R"(,"examples":)" + examples + "}",
+      "application/json");
+  ASSERT_EQ(res->status, 201) << res->body;
+  for (const std::string& body :
+       {res->body, client->Get("/v1/event-types/kept.as.written")->body}) {
+    EXPECT_NE(body.find(R"("schema":)" + schema), std::string::npos) << body;
+    EXPECT_NE(body.find(R"("examples":)" + examples), std::string::npos) << body;
+  }
+}
+
 TEST_F(CatalogE2eTest, ABadSchemaOrExampleIsRefusedNamingWhereAndStoresNothing) {
   const Json bad_type =
       Call("POST", "/v1/event-types",

@@ -143,6 +143,14 @@ TEST(JsonSchemaTest, EveryKeywordFamilyTheDocsUseIsEnforced) {
   }
 }
 
+TEST(JsonSchemaTest, IntegersBeyondInt64AreComparedAsTheNumbersTheyAre) {
+  const Json schema = {{"properties", {{"n", {{"minimum", 0}, {"maximum", 1e20}}}}}};
+  EXPECT_TRUE(Fields(schema, Json::parse(R"({"n": 9223372036854775808})")).empty());
+  EXPECT_TRUE(Fields(schema, Json::parse(R"({"n": 18446744073709551615})")).empty());
+  EXPECT_EQ(Fields(schema, Json::parse(R"({"n": -9223372036854775808})")),
+            std::vector<std::string>{"/payload/n"});
+}
+
 TEST(JsonSchemaTest, ErrorsAreBoundedAndNotRepeated) {
   const Json schema = {{"type", "array"}, {"items", {{"type", "string"}}}};
   Json many = Json::array();

@@ -1,6 +1,6 @@
 -- Nothing comes back for a name that exists already.
 INSERT INTO event_types (name, description, schema, examples, deprecated)
-VALUES ($1, $2, $3::jsonb, $4::jsonb, $5)
+VALUES ($1, $2, $3::json, $4::json, $5)
 ON CONFLICT (name) DO NOTHING
 RETURNING name, description, schema::text, examples::text, deprecated, builtin, created_at,
           updated_at

@@ -3,8 +3,8 @@
 -- matches no row; the caller tells it from an unknown name).
 UPDATE event_types
    SET description = coalesce($2, description),
-       schema = CASE WHEN $3::boolean THEN $4::jsonb ELSE schema END,
-       examples = coalesce($5::jsonb, examples),
+       schema = CASE WHEN $3::boolean THEN $4::json ELSE schema END,
+       examples = coalesce($5::json, examples),
        deprecated = coalesce($6::boolean, deprecated),
        updated_at = now()
  WHERE name = $1 AND NOT builtin

@@ -47,12 +47,48 @@ std::optional<std::string> ParseError(const Json& schema) {
   }
 }
 
+// Why `value` cannot be the value of draft-7 keyword `key`, for the keywords whose value
+// is a plain type; nullopt when it can (or when `key` is not one of them).
+std::optional<std::string> KeywordTypeProblem(const std::string& key, const Json& value) {
+  static const std::set<std::string> kNumbers = {"multipleOf", "maximum", "exclusiveMaximum",
+                                                 "minimum", "exclusiveMinimum"};
+  static const std::set<std::string> kCounts = {"maxLength", "minLength",     "maxItems",
+                                                "minItems",  "maxProperties", "minProperties"};
+  static const std::set<std::string> kStrings = {"pattern", "format", "$ref",    "$id",
+                                                 "$schema", "title",  "$comment"};
+  if (kNumbers.contains(key) && !value.is_number()) return "must be a number";
+  if (key == "multipleOf" && value.is_number() && value.get<double>() <= 0) {
+    return "must be a number above 0";
+  }
+  if (kCounts.contains(key) &&
+      !(value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0))) {
+    return "must be an integer of 0 or more";
+  }
+  if (kStrings.contains(key) && !value.is_string()) return "must be a string";
+  if (key == "uniqueItems" && !value.is_boolean()) return "must be true or false";
+  if (key == "enum" && !value.is_array()) return "must be an array";
+  if (key == "required") {
+    std::set<std::string> names;
+    if (!value.is_array()) return "must be an array of distinct strings";
+    for (const Json& name : value) {
+      if (!name.is_string() || !names.insert(name.get<std::string>()).second) {
+        return "must be an array of distinct strings";
+      }
+    }
+  }
+  if (key == "type" && !value.is_string() && !value.is_array()) {
+    return "must be a type name or an array of them";
+  }
+  return std::nullopt;
+}
+
 // The keyword that makes a schema invalid, as (pointer, reason): subschemas are searched
 // first, then each keyword of this one is parsed on its own (valijson's messages rarely
-// say where). Regular expressions (pattern, patternProperties) are compiled here, with
-// `patterns_only` for those alone.
+// say where). Regular expressions (pattern, patternProperties) are compiled here, and
+// the value types the draft-7 meta-schema gives the keywords valijson reads leniently
+// (it takes "minimum": "0") are held; `checks_only` does those two alone.
 std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, const std::string& at,
-                                                          bool patterns_only) {
+                                                          bool checks_only) {
   if (!schema.is_object()) {
     if (schema.is_boolean()) return std::nullopt;
     return std::pair(at, "a schema must be an object or a boolean");
@@ -81,15 +117,16 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, co
           }
         }
         if (key == "dependencies" && sub.is_array()) continue;
-        if (auto bad = Locate(sub, here + "/" + PointerToken(name), patterns_only)) return bad;
+        if (auto bad = Locate(sub, here + "/" + PointerToken(name), checks_only)) return bad;
       }
     } else if (kLists.contains(key) && value.is_array()) {
       for (size_t i = 0; i < value.size(); ++i) {
-        if (auto bad = Locate(value[i], here + "/" + std::to_string(i), patterns_only)) return bad;
+        if (auto bad = Locate(value[i], here + "/" + std::to_string(i), checks_only)) return bad;
       }
     } else if (kOne.contains(key) && (value.is_object() || value.is_boolean())) {
-      if (auto bad = Locate(value, here, patterns_only)) return bad;
+      if (auto bad = Locate(value, here, checks_only)) return bad;
     }
+    if (auto why = KeywordTypeProblem(key, value)) return std::pair(here, *why);
     if (key == "pattern" && value.is_string()) {
       try {
         std::regex re(value.get<std::string>(), std::regex::ECMAScript);
@@ -98,7 +135,7 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, co
       }
     }
   }
-  if (patterns_only) return std::nullopt;
+  if (checks_only) return std::nullopt;
   for (const auto& [key, value] : schema.items()) {
     if (key == "$ref" || key == "definitions") continue;  // a local $ref needs its document
     if (auto reason = ParseError(Json{{key, value}})) {
@@ -161,20 +198,20 @@ Result<std::shared_ptr<const JsonSchema>> JsonSchema::Compile(const Json& schema
     parser.populateSchema(adapter, *parsed);
   } catch (const std::exception& e) {
     // Where it went wrong, if a keyword alone shows it; else valijson's word for it.
-    if (auto bad = Locate(schema, std::string(field), /*patterns_only=*/false)) {
+    if (auto bad = Locate(schema, std::string(field), /*checks_only=*/false)) {
       return Invalid({{bad->first, bad->second}});
     }
     return Invalid({{std::string(field), e.what()}});
   }
   // valijson compiles patterns only when it first meets them in a document, and reads a
   // definition only where a $ref uses it.
-  if (auto bad = Locate(schema, std::string(field), /*patterns_only=*/true)) {
+  if (auto bad = Locate(schema, std::string(field), /*checks_only=*/true)) {
     return Invalid({{bad->first, bad->second}});
   }
   if (auto defs = schema.find("definitions"); defs != schema.end() && defs->is_object()) {
     for (const auto& [name, sub] : defs->items()) {
       const std::string at = std::string(field) + "/definitions/" + PointerToken(name);
-      if (auto bad = Locate(sub, at, /*patterns_only=*/false)) {
+      if (auto bad = Locate(sub, at, /*checks_only=*/false)) {
         return Invalid({{bad->first, bad->second}});
       }
       if (auto reason = sub.contains("$ref") ? std::nullopt : ParseError(sub)) {

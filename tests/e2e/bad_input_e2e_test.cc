@@ -114,7 +114,8 @@ std::string Fingerprint(TestDatabase& db) {
       "SELECT (SELECT count(*) FROM events) || '/' || (SELECT count(*) FROM deliveries) || '/' "
       "|| (SELECT count(*) FROM destinations) || '/' || (SELECT count(*) FROM idempotency_keys) "
       "|| '/' || (SELECT count(*) FROM attempts) || '/' "
-      "|| (SELECT md5(coalesce(string_agg(d::text, '|' ORDER BY id), '')) FROM destinations d)");
+      "|| (SELECT md5(coalesce(string_agg(d::text, '|' ORDER BY id), '')) FROM destinations d) "
+      "|| '/' || (SELECT md5(string_agg(t::text, '|' ORDER BY name)) FROM event_types t)");
 }
 
 TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
@@ -126,6 +127,12 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
   ASSERT_EQ(created.status, 201) << created.body;
   const std::string dst = Json::parse(created.body)["id"];
   const std::string patch = "/v1/destinations/" + dst;
+  // A type with a schema: a payload breaking it must write nothing either.
+  auto typed = webhookd.Call(
+      "POST", "/v1/event-types",
+      {{"name", "typed.event"},
+       {"schema", {{"type", "object"}, {"properties", {{"amount", {{"type", "integer"}}}}}}}});
+  ASSERT_EQ(typed.status, 201) << typed.body;
 
   const std::string deep_open(10000, '[');
   const std::string deep_balanced = deep_open + std::string(10000, ']');
@@ -282,6 +289,65 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
       {"dismiss unknown dead letter", "POST", "/v1/admin/dead-letters/dlq_999999/dismiss",
        std::nullopt, 404, ""},
       {"dismiss bad id", "POST", "/v1/admin/dead-letters/dlv_1/dismiss", std::nullopt, 404, ""},
+      // ---- the event catalog, schemas and filters ----
+      {"event breaking its type's schema", "POST", "/v1/events",
+       Event(R"("typed.event")", R"({"amount": "12"})"), 422, "/payload/amount"},
+      {"type without a name", "POST", "/v1/event-types", R"({"description": "x"})", 422, "name"},
+      {"type name with a space", "POST", "/v1/event-types", R"({"name": "a b"})", 422, "name"},
+      {"type name a pattern", "POST", "/v1/event-types", R"({"name": "order.*"})", 422, "name"},
+      {"type name reserved", "POST", "/v1/event-types", R"({"name": "webhookd.x"})", 422, "name"},
+      {"type name taken", "POST", "/v1/event-types", R"({"name": "typed.event"})", 409, ""},
+      {"type schema a string", "POST", "/v1/event-types", R"({"name": "t.a", "schema": "s"})", 422,
+       "/schema"},
+      {"type schema bad keyword value", "POST", "/v1/event-types",
+       R"({"name": "t.a", "schema": {"properties": {"n": {"minimum": "0"}}}})", 422,
+       "/schema/properties/n/minimum"},
+      {"type examples not an array", "POST", "/v1/event-types",
+       R"({"name": "t.a", "examples": {}})", 422, "examples"},
+      {"type example not an object", "POST", "/v1/event-types",
+       R"({"name": "t.a", "examples": [1]})", 422, "/examples/0"},
+      {"type example breaking the schema", "POST", "/v1/event-types",
+       R"({"name": "t.a", "schema": {"required": ["id"]}, "examples": [{}]})", 422,
+       "/examples/0/id"},
+      {"type deprecated a string", "POST", "/v1/event-types",
+       R"({"name": "t.a", "deprecated": "yes"})", 422, "deprecated"},
+      {"type description NUL", "POST", "/v1/event-types", R"({"name": "t.a", "description": "a\u0000"})",
+       422, "description"},
+      {"type body truncated", "POST", "/v1/event-types", R"({"name": )", 400, ""},
+      {"type body an array", "POST", "/v1/event-types", "[]", 422, "body"},
+      {"patch type's name", "PATCH", "/v1/event-types/typed.event", R"({"name": "x.y"})", 422,
+       "name"},
+      {"patch type schema refusing nothing valid", "PATCH", "/v1/event-types/typed.event",
+       R"({"schema": {"type": "objekt"}})", 422, "/schema/type"},
+      {"patch unknown type", "PATCH", "/v1/event-types/no.such", R"({"deprecated": true})", 404,
+       ""},
+      {"patch a builtin type", "PATCH", "/v1/event-types/webhookd.destination.disabled",
+       R"({"deprecated": true})", 403, ""},
+      {"delete a builtin type", "DELETE", "/v1/event-types/webhookd.delivery.dead_lettered",
+       std::nullopt, 403, ""},
+      {"type list limit 0", "GET", "/v1/event-types?limit=0", std::nullopt, 422, "limit"},
+      {"type list cursor with a space", "GET", "/v1/event-types?cursor=a%20b", std::nullopt, 422,
+       "cursor"},
+      {"destination filter not a predicate", "POST", "/v1/destinations",
+       Dest(R"("filter": "$.amount")"), 422, "filter"},
+      {"destination filter a number", "POST", "/v1/destinations", Dest(R"("filter": 5)"), 422,
+       "filter"},
+      {"destination filter with a variable", "POST", "/v1/destinations",
+       Dest(R"("filter": "$.a > $max")"), 422, "filter"},
+      {"destination filter over 4096 bytes", "POST", "/v1/destinations",
+       Dest(R"("filter": "$.a == \")" + std::string(4100, 'x') + R"(\"")"), 422, "filter"},
+      {"patch filter bad syntax", "PATCH", patch, R"({"filter": "$.a >"})", 422, "filter"},
+      {"filter test without a filter", "POST", "/v1/filters/test", R"({"payload": {}})", 422,
+       "filter"},
+      {"filter test filter a number", "POST", "/v1/filters/test", R"({"filter": 1, "payload": {}})",
+       422, "filter"},
+      {"filter test bad filter", "POST", "/v1/filters/test",
+       R"({"filter": "$.a ==", "payload": {}})", 422, "filter"},
+      {"filter test payload an array", "POST", "/v1/filters/test",
+       R"({"filter": "$.a == 1", "payload": [1]})", 422, "payload"},
+      {"filter test without a payload", "POST", "/v1/filters/test", R"({"filter": "$.a == 1"})",
+       422, "payload"},
+      {"filter test truncated", "POST", "/v1/filters/test", R"({"filter": )", 400, ""},
       // ---- lists ----
       {"cursor zzz", "GET", "/v1/events?cursor=zzz", std::nullopt, 422, "cursor"},
       {"attempts cursor not a number", "GET", "/v1/deliveries/dlv_1/attempts?cursor=dlv_1",

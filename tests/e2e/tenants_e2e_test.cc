@@ -42,7 +42,8 @@ int64_t Number(const std::string& id) { return std::stoll(id.substr(id.find('_')
 std::string Snapshot(TestDatabase& db) {
   std::string sql = "SELECT md5(concat_ws('|'";
   for (const char* table : {"destinations", "destination_secrets", "events", "deliveries",
-                            "attempts", "dead_letters", "api_keys", "idempotency_keys"}) {
+                            "attempts", "dead_letters", "api_keys", "idempotency_keys",
+                            "event_types"}) {
     sql += std::string(", (SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ") + table + " t)";
   }
   return db.Scalar(sql + "))");
@@ -318,6 +319,32 @@ TEST_F(TenantsE2eTest, EveryRouteEveryKeyEveryKindOfId) {
        "/v1/admin/tenants/T/portal-links",
        Json::object(),
        {{Who::kAdmin, 200}, {Who::kPublisher, 403}, {Who::kTenantT, 403}, {Who::kTenantU, 403}}},
+      // The event catalog: read by every key, written by none of a tenant's (the role is
+      // checked before the body: a bad one is 422 for those who may write, 403 for others).
+      {"GET",
+       "/v1/event-types",
+       nullptr,
+       {{Who::kAdmin, 200}, {Who::kPublisher, 200}, {Who::kTenantT, 200}, {Who::kTenantU, 200}}},
+      {"GET",
+       "/v1/event-types/webhookd.destination.disabled",
+       nullptr,
+       {{Who::kAdmin, 200}, {Who::kPublisher, 200}, {Who::kTenantT, 200}, {Who::kTenantU, 200}}},
+      {"POST",
+       "/v1/event-types",
+       {{"name", "matrix.type"}, {"schema", "not a schema"}},
+       {{Who::kAdmin, 422}, {Who::kPublisher, 422}, {Who::kTenantT, 403}, {Who::kTenantU, 403}}},
+      {"PATCH",
+       "/v1/event-types/webhookd.destination.disabled",
+       {{"deprecated", true}},
+       {{Who::kAdmin, 403}, {Who::kPublisher, 403}, {Who::kTenantT, 403}, {Who::kTenantU, 403}}},
+      {"DELETE",
+       "/v1/event-types/no.such.type",
+       nullptr,
+       {{Who::kAdmin, 404}, {Who::kPublisher, 404}, {Who::kTenantT, 403}, {Who::kTenantU, 403}}},
+      {"POST",
+       "/v1/filters/test",
+       {{"filter", "$.a == 1"}, {"payload", {{"a", 1}}}},
+       {{Who::kAdmin, 200}, {Who::kPublisher, 200}, {Who::kTenantT, 200}, {Who::kTenantU, 200}}},
   };
   for (const Plain& p : plain) {
     for (Who who : kEveryone) {

@@ -42,6 +42,15 @@ TEST(JsonSchemaTest, ABadSchemaIsRefusedNamingTheKeyword) {
   EXPECT_EQ(CompileError(Json::array()), "/schema");
   EXPECT_EQ(CompileError({{"type", "strin"}}), "/schema/type");
   EXPECT_EQ(CompileError({{"minimum", "x"}}), "/schema/minimum");
+  // valijson itself takes these; the meta-schema does not.
+  EXPECT_EQ(CompileError({{"properties", {{"n", {{"minimum", "0"}}}}}}),
+            "/schema/properties/n/minimum");
+  EXPECT_EQ(CompileError({{"maxLength", 2.5}}), "/schema/maxLength");
+  EXPECT_EQ(CompileError({{"minItems", -1}}), "/schema/minItems");
+  EXPECT_EQ(CompileError({{"multipleOf", 0}}), "/schema/multipleOf");
+  EXPECT_EQ(CompileError({{"uniqueItems", "true"}}), "/schema/uniqueItems");
+  EXPECT_EQ(CompileError({{"required", {"id", "id"}}}), "/schema/required");
+  EXPECT_EQ(CompileError({{"items", {{"format", 5}}}}), "/schema/items/format");
   EXPECT_EQ(CompileError({{"required", "id"}}), "/schema/required");
   EXPECT_EQ(CompileError({{"properties", 5}}), "/schema/properties");
   EXPECT_EQ(CompileError({{"enum", 5}}), "/schema/enum");

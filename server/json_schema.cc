@@ -47,6 +47,67 @@ std::optional<std::string> ParseError(const Json& schema) {
   }
 }
 
+// Where draft 7 puts subschemas: in maps of them, alone, or in lists ("items" is either).
+const std::set<std::string> kSchemaMaps = {"properties", "patternProperties", "definitions",
+                                           "dependencies"};
+const std::set<std::string> kSchemaOne = {"additionalProperties",
+                                          "additionalItems",
+                                          "contains",
+                                          "propertyNames",
+                                          "not",
+                                          "if",
+                                          "then",
+                                          "else",
+                                          "items"};
+const std::set<std::string> kSchemaLists = {"allOf", "anyOf", "oneOf", "items"};
+
+// Calls `f` on `schema` and on every subschema below it.
+template <typename J, typename F>
+void ForEachSubschema(J& schema, const F& f) {
+  if (!schema.is_object()) return;
+  f(schema);
+  for (auto& [key, value] : schema.items()) {
+    if (kSchemaMaps.contains(key) && value.is_object()) {
+      for (auto& [name, sub] : value.items()) ForEachSubschema(sub, f);
+    } else if (kSchemaLists.contains(key) && value.is_array()) {
+      for (auto& sub : value) ForEachSubschema(sub, f);
+    } else if (kSchemaOne.contains(key)) {
+      ForEachSubschema(value, f);
+    }
+  }
+}
+
+// valijson checks the formats date, time and date-time with a std::regex it builds on
+// every check (hundreds of microseconds each); a pattern is built once per thread. So
+// those formats are handed to it as the patterns they stand for, the days of each month
+// included (February up to 29, as valijson has it). Other formats are not checked, as
+// draft 7 allows.
+void FormatsAsPatterns(Json& schema) {
+  static const std::string kDate =
+      "[0-9]+-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|"
+      "02-(0[1-9]|[12][0-9]))";
+  static const std::string kTime =
+      "([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):"
+      "[0-5][0-9])";
+  ForEachSubschema(schema, [](Json& s) {
+    auto format = s.find("format");
+    if (format == s.end() || !format->is_string()) return;
+    const std::string name = format->get<std::string>();
+    std::string pattern;
+    if (name == "date") pattern = "^" + kDate + "$";
+    if (name == "time") pattern = "^" + kTime + "$";
+    if (name == "date-time") pattern = "^" + kDate + "[Tt]" + kTime + "$";
+    if (pattern.empty()) return;
+    s.erase("format");
+    if (!s.contains("pattern")) {
+      s["pattern"] = pattern;
+    } else {
+      if (!s.contains("allOf") || !s["allOf"].is_array()) s["allOf"] = Json::array();
+      s["allOf"].push_back({{"pattern", pattern}});
+    }
+  });
+}
+
 // Why `value` cannot be the value of draft-7 keyword `key`, for the keywords whose value
 // is a plain type; nullopt when it can (or when `key` is not one of them).
 std::optional<std::string> KeywordTypeProblem(const std::string& key, const Json& value) {
@@ -93,21 +154,9 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, co
     if (schema.is_boolean()) return std::nullopt;
     return std::pair(at, "a schema must be an object or a boolean");
   }
-  static const std::set<std::string> kMaps = {"properties", "patternProperties", "definitions",
-                                              "dependencies"};
-  static const std::set<std::string> kOne = {"additionalProperties",
-                                             "additionalItems",
-                                             "contains",
-                                             "propertyNames",
-                                             "not",
-                                             "if",
-                                             "then",
-                                             "else",
-                                             "items"};
-  static const std::set<std::string> kLists = {"allOf", "anyOf", "oneOf", "items"};
   for (const auto& [key, value] : schema.items()) {
     const std::string here = at + "/" + PointerToken(key);
-    if (kMaps.contains(key) && value.is_object()) {
+    if (kSchemaMaps.contains(key) && value.is_object()) {
       for (const auto& [name, sub] : value.items()) {
         if (key == "patternProperties") {
           try {
@@ -119,11 +168,11 @@ std::optional<std::pair<std::string, std::string>> Locate(const Json& schema, co
         if (key == "dependencies" && sub.is_array()) continue;
         if (auto bad = Locate(sub, here + "/" + PointerToken(name), checks_only)) return bad;
       }
-    } else if (kLists.contains(key) && value.is_array()) {
+    } else if (kSchemaLists.contains(key) && value.is_array()) {
       for (size_t i = 0; i < value.size(); ++i) {
         if (auto bad = Locate(value[i], here + "/" + std::to_string(i), checks_only)) return bad;
       }
-    } else if (kOne.contains(key) && (value.is_object() || value.is_boolean())) {
+    } else if (kSchemaOne.contains(key) && (value.is_object() || value.is_boolean())) {
       if (auto bad = Locate(value, here, checks_only)) return bad;
     }
     if (auto why = KeywordTypeProblem(key, value)) return std::pair(here, *why);
@@ -192,9 +241,11 @@ Result<std::shared_ptr<const JsonSchema>> JsonSchema::Compile(const Json& schema
                                                               std::string_view field) {
   if (!schema.is_object()) return Invalid({{std::string(field), "must be a JSON object"}});
   auto parsed = std::make_unique<valijson::Schema>();
+  Json effective = schema;
+  FormatsAsPatterns(effective);
   try {
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-    valijson::adapters::NlohmannJsonAdapter adapter(schema);
+    valijson::adapters::NlohmannJsonAdapter adapter(effective);
     parser.populateSchema(adapter, *parsed);
   } catch (const std::exception& e) {
     // Where it went wrong, if a keyword alone shows it; else valijson's word for it.

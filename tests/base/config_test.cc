@@ -72,6 +72,7 @@ TEST(ConfigTest, ReadsEveryVariable) {
                      {"WEBHOOKD_CIRCUIT_THRESHOLD", "3"},
                      {"WEBHOOKD_CIRCUIT_COOLDOWN", "1h"},
                      {"WEBHOOKD_DISABLE_AFTER", "90s"},
+                     {"WEBHOOKD_EVENT_TYPES", "strict"},
                  }))
           .value();
   EXPECT_EQ(c.database_url, "postgresql://u:p@db/webhookd");
@@ -94,6 +95,15 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.circuit_threshold, 3);
   EXPECT_EQ(c.circuit_cooldown, 1h);
   EXPECT_EQ(c.disable_after, 90s);
+  EXPECT_TRUE(c.strict_event_types);
+}
+
+TEST(ConfigTest, EventTypesIsOpenOrStrict) {
+  EXPECT_FALSE(LoadConfig(Env({})).value().strict_event_types);
+  EXPECT_FALSE(LoadConfig(Env({{"WEBHOOKD_EVENT_TYPES", "open"}})).value().strict_event_types);
+  auto bad = LoadConfig(Env({{"WEBHOOKD_EVENT_TYPES", "Strict"}}));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "WEBHOOKD_EVENT_TYPES: expected open or strict, got \"Strict\"");
 }
 
 TEST(ConfigTest, DisableAfterZeroMeansNever) {
@@ -377,7 +387,7 @@ TEST(ConfigTest, EveryVariableIsDocumentedWithItsDefault) {
     documented[line.substr(3, name_end - 3)] = line.substr(col + 3, col_end - col - 3);
   }
   const std::vector<ConfigVariable> variables = ConfigVariables();
-  EXPECT_EQ(variables.size(), 24u);
+  EXPECT_EQ(variables.size(), 25u);
   for (const ConfigVariable& v : variables) {
     auto it = documented.find(std::string(v.name));
     ASSERT_NE(it, documented.end()) << v.name << " is not in docs/configuration.md";

@@ -249,6 +249,19 @@ bool Jitter(std::string_view v, Config& c) {
   return true;
 }
 
+// "http://host:port", a trailing "/" allowed: the proxy's address, nothing else (no
+// credentials, which would then sit in the environment and in error messages).
+bool EgressProxy(std::string_view v, Config& c) {
+  if (v.size() < 8 || Lower(v.substr(0, 7)) != "http://") return false;
+  std::string_view authority = v.substr(7);
+  if (authority.ends_with('/')) authority.remove_suffix(1);
+  if (authority.find_first_of("/?#@ ") != std::string_view::npos) return false;
+  Result<ListenAddress> address = ParseListenAddress(authority);
+  if (!address || authority.front() == ':') return false;
+  c.egress_proxy = "http://" + std::string(authority);
+  return true;
+}
+
 bool PublicUrl(std::string_view v, Config& c) {
   std::optional<std::string> url = ParsePublicUrl(v);
   if (url) c.public_url = std::move(*url);
@@ -350,6 +363,7 @@ const std::vector<Setting>& Settings() {
        false,
        false,
        Boolean(&Config::allow_private_destinations)},
+      {{"WEBHOOKD_EGRESS_PROXY", "unset", "http://host:port"}, false, false, EgressProxy},
       {{"WEBHOOKD_EVENT_TYPES", "`open`", "open or strict"},
        false,
        false,

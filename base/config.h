@@ -40,6 +40,8 @@ struct Config {
   size_t max_payload_bytes = 262144;
   int max_destinations_per_tenant = 1000;
   bool allow_private_destinations = false;
+  // WEBHOOKD_EGRESS_PROXY: "http://host:port" every attempt tunnels through; empty: none.
+  std::string egress_proxy;
   // WEBHOOKD_EVENT_TYPES=strict: only types in the event catalog are accepted.
   bool strict_event_types = false;
   bool serve_ui = true;  // WEBHOOKD_UI: the console and tenant portal at /ui/

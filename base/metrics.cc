@@ -177,8 +177,12 @@ std::string Metrics::Render(const Gauges& gauges) const {
     w.Sample("webhookd_dead_letters_total", {{"reason", kReasons[i]}}, dead_letters[i].value());
   }
   w.Header("webhookd_attempts_skipped_total", "counter",
-           "Attempts recorded as skipped, not sent, because the destination's circuit was open.");
+           "Attempts recorded as skipped, not sent: the destination's circuit was open, or the "
+           "egress proxy could not be reached.");
   w.Sample("webhookd_attempts_skipped_total", {}, attempts_skipped.value());
+  w.Header("webhookd_egress_proxy_unreachable_total", "counter",
+           "Attempts not sent because WEBHOOKD_EGRESS_PROXY could not be reached.");
+  w.Sample("webhookd_egress_proxy_unreachable_total", {}, egress_proxy_failures.value());
   w.Header("webhookd_rate_limited_total", "counter",
            "Claims that held a destination's due deliveries back for its rate limit.");
   w.Sample("webhookd_rate_limited_total", {}, rate_limited.value());

@@ -74,8 +74,9 @@ class Metrics {
   Counter purged_events;                // deleted by retention
   std::array<Counter, 3> attempts;      // by Outcome: success, retryable, permanent
   std::array<Counter, 2> dead_letters;  // by DeadLetterReason: exhausted, permanent_failure
-  Counter attempts_skipped;             // not sent: the destination's circuit was open
-  Counter rate_limited;                 // claims that held a destination back for its rate limit
+  Counter attempts_skipped;       // not sent: the circuit was open or the egress proxy was down
+  Counter egress_proxy_failures;  // attempts the egress proxy could not be reached for
+  Counter rate_limited;           // claims that held a destination back for its rate limit
   // Circuits this process moved, by the state entered (CircuitState: closed, open,
   // half_open).
   std::array<Counter, 3> circuit_transitions;

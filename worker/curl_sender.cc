@@ -65,8 +65,16 @@ struct CurlSender::Transfer {
   char error[CURL_ERROR_SIZE] = {};
   bool allow_private = false;
   size_t max_read = 0;
+  // Through a proxy: the lookup first, then the request to `connect_to`.
+  enum class Phase { kDirect, kLookup, kProxied } phase = Phase::kDirect;
+  std::optional<IpAddress> connect_to;
+  std::chrono::steady_clock::time_point deadline;
+  curl_slist* connect_to_list = nullptr;
 
-  ~Transfer() { curl_slist_free_all(headers); }
+  ~Transfer() {
+    curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to_list);
+  }
 };
 
 namespace {
@@ -101,6 +109,11 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
 // are allowed. curl then tries the host's next address, if it has one.
 curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
   auto* t = static_cast<CurlSender::Transfer*>(user);
+  // Tunnelled, the one connection is to the proxy: the destination's address was vetted
+  // in the lookup and is what the CONNECT asks for.
+  if (t->phase == CurlSender::Transfer::Phase::kProxied) {
+    return ::socket(address->family, address->socktype, address->protocol);
+  }
   const auto ip = FromSockaddr(&address->addr);
   if (!ip) return CURL_SOCKET_BAD;  // neither IPv4 nor IPv6: curl is asked for neither
   if (!t->allow_private && !IsPublicAddress(*ip)) {
@@ -108,6 +121,20 @@ curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
     return CURL_SOCKET_BAD;
   }
   return ::socket(address->family, address->socktype, address->protocol);
+}
+
+// The lookup before a tunnelled request: the same vetting, but the first allowed address
+// is kept and no connection is made (curl goes on to the next address, then gives up).
+curl_socket_t OnLookupSocket(void* user, curlsocktype, curl_sockaddr* address) {
+  auto* t = static_cast<CurlSender::Transfer*>(user);
+  const auto ip = FromSockaddr(&address->addr);
+  if (!ip || t->connect_to) return CURL_SOCKET_BAD;
+  if (!t->allow_private && !IsPublicAddress(*ip)) {
+    t->refused_address = *ip;
+  } else {
+    t->connect_to = *ip;
+  }
+  return CURL_SOCKET_BAD;
 }
 
 }  // namespace
@@ -141,6 +168,7 @@ void CurlSender::Start(Outgoing request, Done done) {
   t->done = std::move(done);
   t->allow_private = options_.allow_private;
   t->max_read = options_.max_response_read;
+  t->deadline = std::chrono::steady_clock::now() + options_.attempt_timeout;
   auto url = ParseUrl(t->out.url);
   if (!url) {
     t->result.refused = true;
@@ -161,6 +189,11 @@ void CurlSender::Start(Outgoing request, Done done) {
       t->result.refused = true;
       t->result.error = "invalid destination URL: " + refused->message;
     }
+  }
+  if (!options_.proxy.empty()) {
+    // A literal address was vetted just now; a name is looked up first.
+    t->connect_to = ParseIpLiteral(t->url.host);
+    t->phase = t->connect_to ? Transfer::Phase::kProxied : Transfer::Phase::kLookup;
   }
   Submit(std::move(t));
 }
@@ -211,6 +244,51 @@ void CurlSender::Begin(std::unique_ptr<Transfer> t) {
     curl_easy_reset(easy);
   }
   t->easy = easy;
+  if (t->phase == Transfer::Phase::kLookup) {
+    BeginLookup(std::move(t), easy);
+    return;
+  }
+  if (!Configure(*t, easy)) {
+    idle_handles_.push_back(easy);
+    t->result.timed_out = true;
+    t->result.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
+    auto done = std::move(t->done);
+    done(std::move(t->result));
+    return;
+  }
+  curl_multi_add_handle(Multi(multi_), easy);
+  running_.insert(t.release());  // owned through running_ until Finish
+}
+
+void CurlSender::BeginLookup(std::unique_ptr<Transfer> t, void* handle) {
+  CURL* easy = static_cast<CURL*>(handle);
+  const Url& u = t->url;
+  const bool v6_host = u.host.find(':') != std::string::npos;
+  // http:// whatever the scheme: no connection is made, so no TLS either.
+  const std::string url =
+      "http://" + (v6_host ? "[" + u.host + "]" : u.host) + ":" + std::to_string(u.port) + "/";
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http");
+  curl_easy_setopt(easy, CURLOPT_RESOLVE, resolve_list_);
+  curl_easy_setopt(easy, CURLOPT_QUICK_EXIT, 1L);
+  curl_easy_setopt(easy, CURLOPT_PROXY, "");
+  curl_easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, Millis(options_.attempt_timeout));
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, OnLookupSocket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
+  curl_multi_add_handle(Multi(multi_), easy);
+  running_.insert(t.release());
+}
+
+bool CurlSender::Configure(Transfer& tr, void* handle) {
+  CURL* easy = static_cast<CURL*>(handle);
+  Transfer* t = &tr;
+  const auto left =
+      std::chrono::duration_cast<Duration>(t->deadline - std::chrono::steady_clock::now());
+  if (left <= Duration::zero()) return false;
   const Url& u = t->url;
   const bool v6_host = u.host.find(':') != std::string::npos;
   // The URL from its parsed parts, so curl reads the same host and port that were checked.
@@ -236,40 +314,106 @@ void CurlSender::Begin(std::unique_ptr<Transfer> t) {
   // never answers would stall every attempt of the process until getaddrinfo gives up.
   // The price is the abandoned thread's few bytes, freed by nobody.
   curl_easy_setopt(easy, CURLOPT_QUICK_EXIT, 1L);
-  curl_easy_setopt(easy, CURLOPT_PROXY, "");  // never a proxy from the environment
+  if (t->phase == Transfer::Phase::kProxied) {
+    curl_easy_setopt(easy, CURLOPT_PROXY, options_.proxy.c_str());
+    curl_easy_setopt(easy, CURLOPT_HTTPPROXYTUNNEL, 1L);  // http destinations too
+    // The CONNECT asks for the vetted address, never for a name the proxy would resolve.
+    // "::ADDRESS:PORT": whatever the host and port of the URL (the handle has one URL).
+    const std::string address = t->connect_to->ToString();
+    const std::string to =
+        "::" + (address.find(':') != std::string::npos ? "[" + address + "]" : address) + ":" +
+        std::to_string(u.port);
+    curl_slist_free_all(t->connect_to_list);
+    t->connect_to_list = curl_slist_append(nullptr, to.c_str());
+    curl_easy_setopt(easy, CURLOPT_CONNECT_TO, t->connect_to_list);
+  } else {
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");  // never a proxy from the environment
+  }
   curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, Millis(options_.connect_timeout));
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, Millis(options_.attempt_timeout));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, Millis(left));
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, t->out.body.data());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->out.body.size()));
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t);
   curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
-  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t.get());
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, t);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
-  curl_multi_add_handle(Multi(multi_), easy);
-  running_.insert(t.release());  // owned through running_ until Finish
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
+  return true;
+}
+
+void CurlSender::FinishLookup(Transfer* raw, int code) {
+  running_.erase(raw);
+  std::unique_ptr<Transfer> t(raw);
+  CURL* easy = t->easy;
+  curl_multi_remove_handle(Multi(multi_), easy);
+  SendResult& r = t->result;
+  if (code == CURLE_ABORTED_BY_CALLBACK) {  // shutting down
+    r.error = std::string("HTTP ") + curl_easy_strerror(CURLE_ABORTED_BY_CALLBACK);
+  } else if (t->connect_to) {
+    t->phase = Transfer::Phase::kProxied;
+    t->error[0] = '\0';
+    curl_easy_reset(easy);
+    if (Configure(*t, easy)) {
+      curl_multi_add_handle(Multi(multi_), easy);
+      running_.insert(t.release());
+      return;
+    }
+    r.timed_out = true;
+    r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
+  } else if (t->refused_address) {
+    r.refused = true;
+    Log(LogLevel::kWarn, "delivery refused by the private-address rule",
+        {{"host", t->url.host}, {"address", t->refused_address->ToString()}});
+    r.error = std::string(kAddressNotAllowed);
+  } else if (code == CURLE_OPERATION_TIMEDOUT) {
+    r.timed_out = true;
+    r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
+  } else {
+    r.error = "DNS: no address for " + t->url.host;
+  }
+  idle_handles_.push_back(easy);
+  auto done = std::move(t->done);
+  done(std::move(r));
 }
 
 void CurlSender::Finish(Transfer* raw, int code) {
+  if (raw->phase == Transfer::Phase::kLookup) {
+    FinishLookup(raw, code);
+    return;
+  }
   running_.erase(raw);
   std::unique_ptr<Transfer> t(raw);
   CURL* easy = t->easy;
   const auto rc = static_cast<CURLcode>(code);
   long status = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  long connect_code = 0;  // the proxy's answer to CONNECT
+  curl_easy_getinfo(easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+  curl_off_t connected_us = 0;
+  curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connected_us);
+  const bool proxied = t->phase == Transfer::Phase::kProxied;
   SendResult& r = t->result;
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->over_limit && status > 0)) {
     r.status_code = static_cast<int>(status);
+  } else if (proxied && connect_code == 0 &&
+             (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_PROXY ||
+              (rc == CURLE_OPERATION_TIMEDOUT && connected_us == 0))) {
+    r.proxy_unreachable = true;
+    r.error = std::string("egress proxy unreachable: ") + curl_easy_strerror(rc);
+    r.retry_after.reset();
+  } else if (proxied && connect_code >= 300) {
+    r.error = "egress proxy answered " + std::to_string(connect_code) + " to CONNECT";
+    r.retry_after.reset();
   } else if (t->refused_address) {
     // Tenant keys read attempt errors: the address stays in the operator's log.
     r.refused = true;

@@ -24,6 +24,16 @@ namespace webhookd {
 // is bounded by the attempt timeout, and at most `max_response_read` bytes of an answer
 // are read.
 //
+// Through an egress proxy, an attempt is two transfers on the same thread: a lookup, in
+// which curl resolves the name (asynchronously, within the attempt's deadline) and the
+// socket-open callback vets each address and records the first allowed one instead of
+// connecting; then the request, tunnelled through the proxy with CONNECT to that address
+// (CURLOPT_CONNECT_TO), so the proxy never resolves the name again, while the Host header,
+// SNI and the certificate check use the URL's host. The proxy's own address is the
+// operator's choice and is not vetted. A proxy that cannot be reached sets
+// SendResult::proxy_unreachable (the receiver was never asked); one that answers the
+// CONNECT with an error is an ordinary failed attempt.
+//
 // Threads: one transfer thread, which runs every transfer and calls every `done`; curl's
 // resolver threads, one per lookup in progress, which it ends or abandons at the deadline.
 class CurlSender final : public Sender, public AsyncSender {
@@ -37,6 +47,9 @@ class CurlSender final : public Sender, public AsyncSender {
     // curl's "HOST:PORT:ADDRESS[,ADDRESS]" entries (CURLOPT_RESOLVE), answered instead of
     // DNS for those names: how tests script DNS. Empty in production.
     std::vector<std::string> resolve;
+    // WEBHOOKD_EGRESS_PROXY ("http://host:port"): every attempt leaves through this HTTP
+    // proxy as a CONNECT tunnel to the address webhookd vetted. Empty: direct.
+    std::string proxy;
   };
 
   explicit CurlSender(Options options);
@@ -59,7 +72,12 @@ class CurlSender final : public Sender, public AsyncSender {
   void Submit(std::unique_ptr<Transfer> t);
   void TransferLoop();
   void Begin(std::unique_ptr<Transfer> t);
+  // Sets the request's options on `easy`; false when the deadline has passed.
+  bool Configure(Transfer& t, void* easy);
+  void BeginLookup(std::unique_ptr<Transfer> t, void* easy);
   void Finish(Transfer* t, int code);
+  // The lookup of `t` ended: its request starts, or it ends refused or failed.
+  void FinishLookup(Transfer* t, int code);
 
   Options options_;
   void* resolve_list_;  // curl_slist* of options_.resolve

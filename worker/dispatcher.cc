@@ -300,6 +300,22 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - s.steady_start);
 
+  if (sent.proxy_unreachable) {
+    // The receiver was never asked: the attempt follows the schedule as a skip does, and
+    // neither the destination's circuit nor its cap moves (docs/egress.md).
+    AttemptRecord rec = Skip(d);
+    rec.started_at = started;
+    rec.duration_ms = static_cast<int>(elapsed.count());
+    rec.error = SanitizeUtf8(sent.error.value_or("egress proxy unreachable"));
+    if (metrics_ != nullptr) metrics_->egress_proxy_failures.Inc();
+    {
+      std::lock_guard lock(records_mu_);
+      records_.push_back(std::move(rec));
+    }
+    records_cv_.notify_one();
+    Ended();
+    return;
+  }
   AttemptResult result;
   if (sent.refused) {
     result.outcome = Outcome::kPermanent;

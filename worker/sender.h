@@ -22,6 +22,9 @@ struct SendResult {
   std::string body;                        // the first 4 KiB of the response body
   std::optional<std::string> retry_after;  // the Retry-After header, raw
   bool not_started = false;                // cancelled before it reached the network (AsyncSender)
+  // The egress proxy could not be reached (or did not answer in time): the receiver was
+  // never asked, so this says nothing about it.
+  bool proxy_unreachable = false;
 };
 
 // Sends a delivery. Thread-safe.

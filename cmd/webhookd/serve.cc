@@ -235,6 +235,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     sender_options.connect_timeout = config->connect_timeout;
     sender_options.attempt_timeout = config->attempt_timeout;
     sender_options.allow_private = config->allow_private_destinations;
+    sender_options.proxy = config->egress_proxy;
     sender = std::make_unique<CurlSender>(sender_options);
     Dispatcher::Options options;
     options.concurrency = config->worker_concurrency;

@@ -73,6 +73,7 @@ TEST(ConfigTest, ReadsEveryVariable) {
                      {"WEBHOOKD_CIRCUIT_COOLDOWN", "1h"},
                      {"WEBHOOKD_DISABLE_AFTER", "90s"},
                      {"WEBHOOKD_EVENT_TYPES", "strict"},
+                     {"WEBHOOKD_EGRESS_PROXY", "http://proxy.internal:3128/"},
                  }))
           .value();
   EXPECT_EQ(c.database_url, "postgresql://u:p@db/webhookd");
@@ -96,6 +97,21 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.circuit_cooldown, 1h);
   EXPECT_EQ(c.disable_after, 90s);
   EXPECT_TRUE(c.strict_event_types);
+  EXPECT_EQ(c.egress_proxy, "http://proxy.internal:3128");
+}
+
+TEST(ConfigTest, EgressProxyIsAnHttpHostAndPort) {
+  EXPECT_EQ(LoadConfig(Env({})).value().egress_proxy, "");
+  for (const char* good : {"http://127.0.0.1:8888", "http://[::1]:3128", "HTTP://squid:3128/"}) {
+    EXPECT_TRUE(LoadConfig(Env({{"WEBHOOKD_EGRESS_PROXY", good}}))) << good;
+  }
+  for (const char* bad : {"127.0.0.1:8888", "https://p:3128", "http://p", "http://:3128",
+                          "http://user:pw@p:3128", "http://p:3128/path", "socks5://p:1080"}) {
+    auto c = LoadConfig(Env({{"WEBHOOKD_EGRESS_PROXY", bad}}));
+    ASSERT_FALSE(c) << bad;
+    EXPECT_TRUE(c.error().message.starts_with("WEBHOOKD_EGRESS_PROXY: expected http://host:port"))
+        << c.error().message;
+  }
 }
 
 TEST(ConfigTest, EventTypesIsOpenOrStrict) {
@@ -387,7 +403,7 @@ TEST(ConfigTest, EveryVariableIsDocumentedWithItsDefault) {
     documented[line.substr(3, name_end - 3)] = line.substr(col + 3, col_end - col - 3);
   }
   const std::vector<ConfigVariable> variables = ConfigVariables();
-  EXPECT_EQ(variables.size(), 25u);
+  EXPECT_EQ(variables.size(), 26u);
   for (const ConfigVariable& v : variables) {
     auto it = documented.find(std::string(v.name));
     ASSERT_NE(it, documented.end()) << v.name << " is not in docs/configuration.md";

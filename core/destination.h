@@ -45,6 +45,16 @@ struct DestinationHealth {
   std::optional<int> effective_max_in_flight;  // nullopt: max_in_flight
 };
 
+// A destination's TLS settings (docs/egress.md), PEM text: a client certificate and its
+// key for mutual TLS (both or neither), and a CA trusted instead of the system's. The key
+// is write-only like the secret: responses show "set", and a patch giving "set" keeps it.
+struct DestinationTls {
+  std::optional<std::string> client_certificate;
+  std::optional<std::string> client_key;
+  std::optional<std::string> ca_certificate;
+  bool operator==(const DestinationTls&) const = default;
+};
+
 struct Destination {
   int64_t id = 0;
   std::string url;
@@ -60,6 +70,7 @@ struct Destination {
   // A SQL/JSON path predicate on the payload; only events it is true for are delivered
   // (docs/filters.md). nullopt: every event of its types.
   std::optional<std::string> filter = std::nullopt;
+  std::optional<DestinationTls> tls = std::nullopt;
   std::optional<DisabledReason> disabled_reason;  // set while disabled
   DestinationHealth health;
   Timestamp created_at;
@@ -88,6 +99,7 @@ struct DestinationFields {
   std::optional<Ordering> ordering;
   std::optional<OnDeadLetter> on_dead_letter;
   std::optional<std::optional<std::string>> filter = std::nullopt;  // set to nullopt: none
+  std::optional<std::optional<DestinationTls>> tls = std::nullopt;  // set to nullopt: none
 };
 
 // The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.

@@ -1,5 +1,6 @@
 // The destination routes: /v1/destinations and its secret.
 #include "core/signing.h"
+#include "net/client_certificate.h"
 #include "server/api.h"
 #include "server/api_request.h"
 
@@ -7,11 +8,28 @@ namespace webhookd {
 
 using namespace api;
 
+namespace {
+
+// PEM that parses and a key that matches its certificate, or 422 naming the field.
+Result<void> CheckTls(const DestinationTls& tls) {
+  auto checked = CheckTlsSettings(tls.client_certificate, tls.client_key, tls.ca_certificate);
+  if (!checked) return Propagate(checked);
+  return {};
+}
+
+}  // namespace
+
 Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
                             ParseDestinationFields(body, /*creating=*/true));
   WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  if (fields.tls && *fields.tls) {
+    if ((*fields.tls)->client_key == kHiddenHeaderValue) {
+      return Invalid({{"tls.client_key", "is the key itself when a destination is created"}});
+    }
+    WEBHOOKD_RETURN_IF_ERROR(CheckTls(**fields.tls));
+  }
   Destination d;
   // A tenant key makes its own tenant's destinations, whatever the body says.
   d.tenant_id = req.scope.tenant_id ? req.scope.tenant_id : fields.tenant_id.value_or(std::nullopt);
@@ -26,6 +44,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.ordering = fields.ordering.value_or(Ordering::kNone);
   d.on_dead_letter = fields.on_dead_letter.value_or(OnDeadLetter::kContinue);
   d.filter = fields.filter.value_or(std::nullopt);
+  d.tls = fields.tls.value_or(std::nullopt);
   WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(
                                                      d, options_.max_destinations_per_tenant));
   return JsonReply(201, DestinationJson(created, options_.destination_max_in_flight, true));
@@ -69,6 +88,19 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
                             ParseDestinationFields(body, /*creating=*/false));
   if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  if (fields.tls && *fields.tls) {
+    DestinationTls check = **fields.tls;
+    if (check.client_key == kHiddenHeaderValue) {
+      // "set" keeps the stored key, which must then match the certificate given.
+      WEBHOOKD_ASSIGN_OR_RETURN(Destination current,
+                                stores_.destinations.GetDestination(id, req.scope));
+      if (!current.tls || !current.tls->client_key) {
+        return Invalid({{"tls.client_key", "has no stored key to keep: send the key itself"}});
+      }
+      check.client_key = current.tls->client_key;
+    }
+    WEBHOOKD_RETURN_IF_ERROR(CheckTls(check));
+  }
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d,
                             stores_.destinations.UpdateDestination(id, fields, req.scope));
   return JsonReply(200, DestinationJson(d, options_.destination_max_in_flight, false));

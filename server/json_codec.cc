@@ -9,6 +9,7 @@
 #include "core/json_scan.h"
 #include "core/signing.h"
 #include "core/validation.h"
+#include "net/client_certificate.h"
 #include "net/url.h"
 
 namespace webhookd {
@@ -159,6 +160,54 @@ std::string Dump(const Json& json) {
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+namespace {
+
+// `tls`: null (none) or an object of PEM strings; what they hold is checked by the API
+// (net/client_certificate.h) before they are kept.
+void ParseTls(const Json& value, DestinationFields& out, std::vector<FieldError>& errors) {
+  if (value.is_null()) {
+    out.tls = std::optional<DestinationTls>();
+    return;
+  }
+  if (!value.is_object()) {
+    errors.push_back({"tls", "must be an object or null"});
+    return;
+  }
+  constexpr size_t kMaxPem = 64 * 1024;
+  DestinationTls tls;
+  bool ok = true;
+  for (const auto& [name, field] : value.items()) {
+    std::optional<std::string>* slot = name == "client_certificate" ? &tls.client_certificate
+                                       : name == "client_key"       ? &tls.client_key
+                                       : name == "ca_certificate"   ? &tls.ca_certificate
+                                                                    : nullptr;
+    if (name == "expires_at") continue;  // read-only: a GET body may be sent back as is
+    if (slot == nullptr) {
+      errors.push_back({"tls." + name,
+                        "is not a TLS setting (client_certificate, client_key, "
+                        "ca_certificate)"});
+      ok = false;
+    } else if (field.is_null()) {
+      continue;
+    } else if (!field.is_string() || field.get_ref<const std::string&>().empty() ||
+               field.get_ref<const std::string&>().size() > kMaxPem ||
+               field.get_ref<const std::string&>().find('\0') != std::string::npos) {
+      errors.push_back({"tls." + name, "must be PEM text of at most 64 KiB"});
+      ok = false;
+    } else {
+      *slot = field.get<std::string>();
+    }
+  }
+  if (!ok) return;
+  if (!tls.client_certificate && !tls.client_key && !tls.ca_certificate) {
+    out.tls = std::optional<DestinationTls>();  // {} is no settings, as null is
+  } else {
+    out.tls = std::optional<DestinationTls>(std::move(tls));
+  }
+}
+
+}  // namespace
+
 Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating) {
   if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
   DestinationFields out;
@@ -251,6 +300,9 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
       out.filter = std::optional<std::string>(it->get<std::string>());
     }
   }
+  if (auto it = body.find("tls"); it != body.end()) {
+    ParseTls(*it, out, errors);
+  }
   if (auto it = body.find("rate_limit"); it != body.end()) {
     if (it->is_null()) {
       out.rate_limit = std::optional<int>();
@@ -342,6 +394,21 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
   return event;
 }
 
+namespace {
+
+// The key is write-only: "set" when there is one. `expires_at`: the client certificate's.
+Json TlsJson(const std::optional<DestinationTls>& tls) {
+  if (!tls) return nullptr;
+  std::optional<Timestamp> expires;
+  if (tls->client_certificate) expires = CertificateExpiry(*tls->client_certificate);
+  return {{"client_certificate", OrNull(tls->client_certificate)},
+          {"client_key", tls->client_key ? Json(kHiddenHeaderValue) : Json(nullptr)},
+          {"ca_certificate", OrNull(tls->ca_certificate)},
+          {"expires_at", Time(expires)}};
+}
+
+}  // namespace
+
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret) {
   // Header values are credentials as often as not (Authorization): write-only.
   Json headers = Json::object();
@@ -366,6 +433,7 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"ordering", OrderingName(d.ordering)},
             {"on_dead_letter", OnDeadLetterName(d.on_dead_letter)},
             {"filter", OrNull(d.filter)},
+            {"tls", TlsJson(d.tls)},
             {"disabled_reason",
              d.disabled_reason ? Json(DisabledReasonName(*d.disabled_reason)) : Json(nullptr)},
             {"health", std::move(health)},

@@ -47,6 +47,7 @@ struct ClaimedDelivery {
   // Its destination had nothing to recover from (circuit closed, no failures, the full
   // cap): a success changes no protection state.
   bool clean = false;
+  std::optional<DestinationTls> tls = std::nullopt;  // mTLS, a CA of its own (key opened)
 };
 
 struct ClaimedBatch {

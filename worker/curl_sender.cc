@@ -337,6 +337,27 @@ bool CurlSender::Configure(Transfer& tr, void* handle) {
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, Millis(left));
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (const auto& tls = t->out.tls) {
+    // Blobs are copied by curl; connections are reused only with the same settings.
+    const auto blob = [](const std::string& pem) {
+      return curl_blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+    };
+    if (tls->client_certificate && tls->client_key) {
+      curl_blob cert = blob(*tls->client_certificate);
+      curl_blob key = blob(*tls->client_key);
+      curl_easy_setopt(easy, CURLOPT_SSLCERT_BLOB, &cert);
+      curl_easy_setopt(easy, CURLOPT_SSLCERTTYPE, "PEM");
+      curl_easy_setopt(easy, CURLOPT_SSLKEY_BLOB, &key);
+      curl_easy_setopt(easy, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (tls->ca_certificate) {
+      // That CA alone: neither the system's bundle nor its directory.
+      curl_blob ca = blob(*tls->ca_certificate);
+      curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &ca);
+      curl_easy_setopt(easy, CURLOPT_CAINFO, nullptr);
+      curl_easy_setopt(easy, CURLOPT_CAPATH, nullptr);
+    }
+  }
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, t->out.body.data());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->out.body.size()));

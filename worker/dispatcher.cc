@@ -214,6 +214,7 @@ void Dispatcher::Start(ClaimedDelivery d) {
   Outgoing out;
   out.url = d.url;
   out.body = DeliveryBody(d);
+  out.tls = d.tls;
   const Timestamp started = clock_.Now();
   const auto signature = SignatureHeader(d.secrets, webhook_id, UnixSeconds(started), out.body);
   out.headers = {{"Content-Type", "application/json"},

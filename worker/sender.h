@@ -12,6 +12,8 @@ struct Outgoing {
   std::string url;
   Headers headers;  // every header, webhook-* and custom ones included
   std::string body;
+  // A client certificate to present and a CA to trust instead of the system's.
+  std::optional<DestinationTls> tls = std::nullopt;
 };
 
 struct SendResult {

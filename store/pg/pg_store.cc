@@ -79,6 +79,7 @@ PgStore::~PgStore() = default;
 Destination PgStore::Sealed(Destination d) const {
   d.secret = box_.Seal(d.secret);
   for (auto& header : d.headers) header.second = box_.Seal(header.second);
+  if (d.tls && d.tls->client_key) d.tls->client_key = box_.Seal(*d.tls->client_key);
   return d;
 }
 
@@ -90,6 +91,11 @@ Result<Destination> PgStore::Opened(Destination d) const {
     Result<std::string> value = box_.Open(header.second);
     if (!value) return std::unexpected(value.error());
     header.second = std::move(*value);
+  }
+  if (d.tls && d.tls->client_key) {
+    Result<std::string> key = box_.Open(*d.tls->client_key);
+    if (!key) return std::unexpected(key.error());
+    d.tls->client_key = std::move(*key);
   }
   return d;
 }
@@ -108,6 +114,7 @@ void PgStore::Open(ClaimedDelivery& d) const {
   };
   for (auto& secret : d.secrets) open(secret);
   for (auto& header : d.headers) open(header.second);
+  if (d.tls && d.tls->client_key) open(*d.tls->client_key);
 }
 
 Result<bool> PgStore::Ready() {
@@ -207,7 +214,10 @@ Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per
                       .Add(d.rate_limit)
                       .Add(OrderingName(d.ordering))
                       .Add(OnDeadLetterName(d.on_dead_letter))
-                      .Add(d.filter));
+                      .Add(d.filter)
+                      .Add(sealed.tls ? sealed.tls->client_certificate : std::nullopt)
+                      .Add(sealed.tls ? sealed.tls->client_key : std::nullopt)
+                      .Add(sealed.tls ? sealed.tls->ca_certificate : std::nullopt));
     tx.commit();
     return Opened(ToDestination(r[0]));
   });
@@ -247,6 +257,7 @@ Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& 
         Destination d = ToDestination(r);
         d.secret.clear();
         for (auto& header : d.headers) header.second.clear();
+        if (d.tls && d.tls->client_key) d.tls->client_key->clear();
         return d;
       });
 }
@@ -311,6 +322,20 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
       params.Add(**f.filter);
     } else {
       params.AddNull();
+    }
+    params.Add(f.tls.has_value());
+    if (f.tls && *f.tls) {
+      const DestinationTls& tls = **f.tls;
+      params.Add(tls.client_certificate);
+      // The hidden marker keeps the stored key; sealed it would be a new one.
+      if (tls.client_key && *tls.client_key != kHiddenHeaderValue) {
+        params.Add(box_.Seal(*tls.client_key));
+      } else {
+        params.Add(tls.client_key);
+      }
+      params.Add(tls.ca_certificate);
+    } else {
+      params.AddNull().AddNull().AddNull();
     }
     auto r = Exec(tx, sql::kUpdateDestination, params);
     if (r.empty()) {
@@ -948,9 +973,20 @@ Result<int64_t> PgStore::ReencryptCredentials() {
             headers_changed = true;
           }
         }
-        if (*new_secret || headers_changed) {
+        const std::optional<std::string> key = ToOptionalString(r[4]);
+        std::optional<std::string> new_key;
+        if (key) {
+          Result<std::optional<std::string>> value = reseal(*key);
+          if (!value) return std::unexpected(value.error());
+          new_key = std::move(*value);
+        }
+        if (*new_secret || headers_changed || new_key) {
           Exec(tx, sql::kRewriteCredentials,
-               Params().Add(after).Add(new_secret->value_or(secret)).Add(HeadersJson(headers)));
+               Params()
+                   .Add(after)
+                   .Add(new_secret->value_or(secret))
+                   .Add(HeadersJson(headers))
+                   .Add(new_key ? new_key : key));
         }
         for (const auto& earlier : nlohmann::json::parse(r[3].c_str())) {
           const std::string stored = earlier.get<std::string>();

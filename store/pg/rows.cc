@@ -42,6 +42,10 @@ Destination ToDestination(const pqxx::row& r) {
   d.ordering = ParseOrdering(r[18].c_str()).value_or(Ordering::kNone);
   d.on_dead_letter = ParseOnDeadLetter(r[19].c_str()).value_or(OnDeadLetter::kContinue);
   d.filter = ToOptionalString(r[20]);
+  if (!r[21].is_null() || !r[23].is_null()) {
+    d.tls =
+        DestinationTls{ToOptionalString(r[21]), ToOptionalString(r[22]), ToOptionalString(r[23])};
+  }
   return d;
 }
 
@@ -126,6 +130,17 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
            : kind == "skip" ? ClaimKind::kSkip
                             : ClaimKind::kSend;
   d.clean = !r[13].is_null() && r[13].as<bool>();
+  if (!r[14].is_null()) {
+    const auto egress = nlohmann::json::parse(r[14].c_str());
+    const auto text = [&](const char* name) -> std::optional<std::string> {
+      const auto& v = egress["tls"][name];
+      return v.is_string() ? std::optional(v.get<std::string>()) : std::nullopt;
+    };
+    if (egress.contains("tls")) {
+      d.tls =
+          DestinationTls{text("client_certificate"), text("client_key"), text("ca_certificate")};
+    }
+  }
   return d;
 }
 

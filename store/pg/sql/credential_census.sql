@@ -3,5 +3,6 @@
 SELECT CASE WHEN v LIKE 'wse1:%' THEN left(v, 14) ELSE '' END, count(*)
   FROM (SELECT secret FROM destinations
         UNION ALL SELECT secret FROM destination_secrets
-        UNION ALL SELECT h.value FROM destinations, jsonb_each_text(headers) AS h) AS c(v)
+        UNION ALL SELECT h.value FROM destinations, jsonb_each_text(headers) AS h
+        UNION ALL SELECT tls_client_key FROM destinations WHERE tls_client_key IS NOT NULL) AS c(v)
  GROUP BY 1

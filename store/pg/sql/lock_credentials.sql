@@ -2,7 +2,8 @@
 -- locked against a concurrent change, with every credential they store.
 SELECT d.id, d.secret, d.headers::text,
        to_json(ARRAY(SELECT s.secret FROM destination_secrets s
-                      WHERE s.destination_id = d.id))::text
+                      WHERE s.destination_id = d.id))::text,
+       d.tls_client_key
   FROM destinations d
  WHERE d.id > $1
  ORDER BY d.id

@@ -1,3 +1,3 @@
 -- The same credentials of destination $1, sealed anew; updated_at stays (nothing a user
 -- set changed).
-UPDATE destinations SET secret = $2, headers = $3::jsonb WHERE id = $1
+UPDATE destinations SET secret = $2, headers = $3::jsonb, tls_client_key = $4 WHERE id = $1

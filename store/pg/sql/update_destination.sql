@@ -1,5 +1,7 @@
 -- $4, $9, $14 and $18 say whether event_types, max_in_flight, rate_limit and filter were
--- given (NULL is a value there; a filter is checked by filter_problem first). $11: the caller's tenant (NULL: any). $12 says whether the patch
+-- given (NULL is a value there; a filter is checked by filter_problem first). $20 says
+-- whether `tls` was given ($21-$23 its fields, the key sealed, or "set" to keep the one
+-- stored: the caller checked that it matches the certificate). $11: the caller's tenant (NULL: any). $12 says whether the patch
 -- names a tenant_id, $13 is the one it names: a tenant_id is never changed, so a patch
 -- naming another matches no row (and the caller tells it from an unknown id).
 -- enabled:false ($8) is a manual disabling; enabled:true clears the reason and starts the
@@ -19,6 +21,10 @@ UPDATE destinations
        rate_limit = CASE WHEN $14::boolean THEN $15::int ELSE rate_limit END,
        ordering = coalesce($16, ordering), on_dead_letter = coalesce($17, on_dead_letter),
        filter = CASE WHEN $18::boolean THEN $19::text ELSE filter END,
+       tls_client_certificate = CASE WHEN $20::boolean THEN $21::text ELSE tls_client_certificate END,
+       tls_client_key = CASE WHEN NOT $20::boolean THEN tls_client_key
+                             WHEN $22::text = 'set' THEN tls_client_key ELSE $22::text END,
+       tls_ca_certificate = CASE WHEN $20::boolean THEN $23::text ELSE tls_ca_certificate END,
        disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
                          ELSE disabled_reason END,
        circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
@@ -37,4 +43,5 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           -- from next_probe_at on, an open circuit lets its probe through: half-open
           CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
           consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
-       ordering, on_dead_letter, filter
+       ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
+       tls_ca_certificate

@@ -2,7 +2,11 @@
 // way a producer would: the types come from the description, so a route or field the
 // server does not have fails to compile, and one it answers differently fails here.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 
 import createClient from "openapi-fetch";
@@ -194,4 +198,95 @@ test("a generated client keeps an event type with a schema and filters a destina
   assert.equal(deleted.response.status, 204);
   const gone = await client.GET("/v1/event-types/{name}", { params: { path: { name } } });
   assert.equal(gone.response.status, 404);
+});
+
+// A throwaway CA, a client certificate it signed with its key, and a key of nobody's
+// certificate, made with the openssl command for this run alone. EC keys: fast.
+function makePki(): { ca: string; cert: string; key: string; otherKey: string } {
+  const dir = mkdtempSync(join(tmpdir(), "webhookd-tsclient-pki-"));
+  try {
+    const openssl = (...args: string[]) =>
+      execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    openssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "30",
+      "-subj", "/CN=webhookd tsclient test CA");
+    openssl("req", ...ec, "-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=tsclient");
+    openssl("x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+      "-set_serial", "2", "-days", "10", "-out", "client.pem");
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "other.key");
+    const read = (name: string) => readFileSync(join(dir, name), "utf8");
+    return { ca: read("ca.pem"), cert: read("client.pem"), key: read("client.key"), otherKey: read("other.key") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("a generated client keeps a destination's TLS settings, the key write-only", async () => {
+  const pki = makePki();
+  const created = await client.POST("/v1/destinations", {
+    body: {
+      url: "https://127.0.0.1:9/mtls",
+      tls: { client_certificate: pki.cert, client_key: pki.key, ca_certificate: pki.ca },
+    },
+  });
+  assert.equal(created.response.status, 201);
+  assert.ok(created.data?.tls);
+  const id = created.data.id;
+  assert.equal(created.data.tls.client_certificate, pki.cert);
+  assert.equal(created.data.tls.client_key, "set");
+  assert.equal(created.data.tls.ca_certificate, pki.ca);
+  // The certificate was made for 10 days.
+  const expires = Date.parse(created.data.tls.expires_at ?? "");
+  assert.ok(expires > Date.now() + 9 * 86400e3 && expires < Date.now() + 11 * 86400e3, created.data.tls.expires_at ?? "null");
+  assert.ok(!JSON.stringify(created.data).includes("PRIVATE KEY"), "the key was answered");
+
+  const read = await client.GET("/v1/destinations/{id}", { params: { path: { id } } });
+  assert.equal(read.response.status, 200);
+  assert.deepEqual(read.data?.tls, created.data.tls);
+  const listed = await client.GET("/v1/destinations", { params: { query: { limit: 1000 } } });
+  assert.ok(!JSON.stringify(listed.data).includes("PRIVATE KEY"), "the key was listed");
+
+  // The tls read back, "set" and expires_at included, goes back unchanged.
+  const kept = await client.PATCH("/v1/destinations/{id}", {
+    params: { path: { id } },
+    body: { description: "mtls", tls: read.data?.tls ?? null },
+  });
+  assert.equal(kept.response.status, 200);
+  assert.equal(kept.data?.description, "mtls");
+  assert.deepEqual(kept.data?.tls, created.data.tls);
+
+  const mismatched = await client.POST("/v1/destinations", {
+    body: {
+      url: "https://127.0.0.1:9/mtls",
+      tls: { client_certificate: pki.cert, client_key: pki.otherKey },
+    },
+  });
+  assert.equal(mismatched.response.status, 422);
+  assert.deepEqual(mismatched.error?.errors?.map((e) => e.field), ["tls.client_key"]);
+  const keyless = await client.POST("/v1/destinations", {
+    body: { url: "https://127.0.0.1:9/mtls", tls: { client_certificate: pki.cert, client_key: "set" } },
+  });
+  assert.equal(keyless.response.status, 422);
+  assert.deepEqual(keyless.error?.errors?.map((e) => e.field), ["tls.client_key"]);
+
+  // The CA alone: the certificate and the key go.
+  const caOnly = await client.PATCH("/v1/destinations/{id}", {
+    params: { path: { id } },
+    body: { tls: { ca_certificate: pki.ca } },
+  });
+  assert.equal(caOnly.response.status, 200);
+  assert.deepEqual(caOnly.data?.tls, {
+    client_certificate: null,
+    client_key: null,
+    ca_certificate: pki.ca,
+    expires_at: null,
+  });
+  const cleared = await client.PATCH("/v1/destinations/{id}", {
+    params: { path: { id } },
+    body: { tls: null },
+  });
+  assert.equal(cleared.response.status, 200);
+  assert.equal(cleared.data?.tls, null);
+  const deleted = await client.DELETE("/v1/destinations/{id}", { params: { path: { id } } });
+  assert.equal(deleted.response.status, 204);
 });

@@ -55,6 +55,16 @@ struct DestinationTls {
   bool operator==(const DestinationTls&) const = default;
 };
 
+// OAuth 2.0 client credentials (RFC 6749 section 4.4; docs/egress.md): every attempt
+// carries a bearer token from `token_url`. The client secret is write-only like the key.
+struct DestinationAuth {
+  std::string token_url;
+  std::string client_id;
+  std::string client_secret;
+  std::optional<std::string> scope;
+  bool operator==(const DestinationAuth&) const = default;
+};
+
 struct Destination {
   int64_t id = 0;
   std::string url;
@@ -71,6 +81,7 @@ struct Destination {
   // (docs/filters.md). nullopt: every event of its types.
   std::optional<std::string> filter = std::nullopt;
   std::optional<DestinationTls> tls = std::nullopt;
+  std::optional<DestinationAuth> auth = std::nullopt;
   std::optional<DisabledReason> disabled_reason;  // set while disabled
   DestinationHealth health;
   Timestamp created_at;
@@ -98,8 +109,9 @@ struct DestinationFields {
   std::optional<std::optional<int>> rate_limit;  // set to nullopt: no limit
   std::optional<Ordering> ordering;
   std::optional<OnDeadLetter> on_dead_letter;
-  std::optional<std::optional<std::string>> filter = std::nullopt;  // set to nullopt: none
-  std::optional<std::optional<DestinationTls>> tls = std::nullopt;  // set to nullopt: none
+  std::optional<std::optional<std::string>> filter = std::nullopt;    // set to nullopt: none
+  std::optional<std::optional<DestinationTls>> tls = std::nullopt;    // set to nullopt: none
+  std::optional<std::optional<DestinationAuth>> auth = std::nullopt;  // set to nullopt: none
 };
 
 // The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.

@@ -105,8 +105,8 @@ class Api {
   Result<Reply> CreatePortalLink(const ApiRequest& req);
 
  private:
-  // kInvalid on `url` when its host is or resolves to a non-public address.
-  Result<void> CheckDestinationUrl(const std::string& url);
+  // kInvalid on `field` when the URL's host is or resolves to a non-public address.
+  Result<void> CheckDestinationUrl(const std::string& url, const std::string& field = "url");
 
   ApiStores stores_;
   Resolver& resolver_;

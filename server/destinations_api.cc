@@ -30,6 +30,13 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
     }
     WEBHOOKD_RETURN_IF_ERROR(CheckTls(**fields.tls));
   }
+  if (fields.auth && *fields.auth) {
+    if ((*fields.auth)->client_secret == kHiddenHeaderValue) {
+      return Invalid(
+          {{"auth.client_secret", "is the secret itself when a destination is created"}});
+    }
+    WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl((*fields.auth)->token_url, "auth.token_url"));
+  }
   Destination d;
   // A tenant key makes its own tenant's destinations, whatever the body says.
   d.tenant_id = req.scope.tenant_id ? req.scope.tenant_id : fields.tenant_id.value_or(std::nullopt);
@@ -45,6 +52,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.on_dead_letter = fields.on_dead_letter.value_or(OnDeadLetter::kContinue);
   d.filter = fields.filter.value_or(std::nullopt);
   d.tls = fields.tls.value_or(std::nullopt);
+  d.auth = fields.auth.value_or(std::nullopt);
   WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(
                                                      d, options_.max_destinations_per_tenant));
   return JsonReply(201, DestinationJson(created, options_.destination_max_in_flight, true));
@@ -100,6 +108,17 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
       check.client_key = current.tls->client_key;
     }
     WEBHOOKD_RETURN_IF_ERROR(CheckTls(check));
+  }
+  if (fields.auth && *fields.auth) {
+    WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl((*fields.auth)->token_url, "auth.token_url"));
+    if ((*fields.auth)->client_secret == kHiddenHeaderValue) {
+      WEBHOOKD_ASSIGN_OR_RETURN(Destination current,
+                                stores_.destinations.GetDestination(id, req.scope));
+      if (!current.auth) {
+        return Invalid(
+            {{"auth.client_secret", "has no stored secret to keep: send the secret itself"}});
+      }
+    }
   }
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d,
                             stores_.destinations.UpdateDestination(id, fields, req.scope));

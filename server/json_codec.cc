@@ -206,6 +206,62 @@ void ParseTls(const Json& value, DestinationFields& out, std::vector<FieldError>
   }
 }
 
+// `auth`: null (none) or OAuth 2.0 client credentials. The token URL's address is vetted
+// by the API as a destination URL's is.
+void ParseAuth(const Json& value, DestinationFields& out, std::vector<FieldError>& errors) {
+  if (value.is_null()) {
+    out.auth = std::optional<DestinationAuth>();
+    return;
+  }
+  if (!value.is_object()) {
+    errors.push_back({"auth", "must be an object or null"});
+    return;
+  }
+  const auto text = [&](const char* name, bool required) -> std::optional<std::string> {
+    auto it = value.find(name);
+    if (it == value.end() || it->is_null()) {
+      if (required) errors.push_back({std::string("auth.") + name, "is required"});
+      return std::nullopt;
+    }
+    if (!it->is_string() || it->get_ref<const std::string&>().empty() ||
+        it->get_ref<const std::string&>().size() > 2048 ||
+        it->get_ref<const std::string&>().find_first_of(std::string_view("\0\r\n", 3)) !=
+            std::string::npos) {
+      errors.push_back({std::string("auth.") + name,
+                        "must be a string of 1 to 2048 bytes without NUL or line breaks"});
+      return std::nullopt;
+    }
+    return it->get<std::string>();
+  };
+  const size_t before = errors.size();
+  auto type = value.find("type");
+  if (type == value.end() || !type->is_string() ||
+      type->get_ref<const std::string&>() != "oauth2_client_credentials") {
+    errors.push_back({"auth.type", "must be \"oauth2_client_credentials\""});
+  }
+  for (const auto& [name, _] : value.items()) {
+    if (name != "type" && name != "token_url" && name != "client_id" && name != "client_secret" &&
+        name != "scope") {
+      errors.push_back({"auth." + name,
+                        "is not an auth setting (type, token_url, client_id, "
+                        "client_secret, scope)"});
+    }
+  }
+  DestinationAuth auth;
+  auto token_url = text("token_url", true);
+  if (token_url) {
+    if (auto url = ParseUrl(*token_url); !url) {
+      errors.push_back({"auth.token_url", url.error().message});
+    }
+  }
+  auto client_id = text("client_id", true);
+  auto client_secret = text("client_secret", true);
+  auto scope = text("scope", false);
+  if (errors.size() != before) return;
+  out.auth = std::optional<DestinationAuth>(
+      DestinationAuth{*token_url, *client_id, *client_secret, std::move(scope)});
+}
+
 }  // namespace
 
 Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating) {
@@ -302,6 +358,9 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   }
   if (auto it = body.find("tls"); it != body.end()) {
     ParseTls(*it, out, errors);
+  }
+  if (auto it = body.find("auth"); it != body.end()) {
+    ParseAuth(*it, out, errors);
   }
   if (auto it = body.find("rate_limit"); it != body.end()) {
     if (it->is_null()) {
@@ -407,6 +466,16 @@ Json TlsJson(const std::optional<DestinationTls>& tls) {
           {"expires_at", Time(expires)}};
 }
 
+// The client secret is write-only: "set".
+Json AuthJson(const std::optional<DestinationAuth>& auth) {
+  if (!auth) return nullptr;
+  return {{"type", "oauth2_client_credentials"},
+          {"token_url", auth->token_url},
+          {"client_id", auth->client_id},
+          {"client_secret", kHiddenHeaderValue},
+          {"scope", OrNull(auth->scope)}};
+}
+
 }  // namespace
 
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret) {
@@ -434,6 +503,7 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"on_dead_letter", OnDeadLetterName(d.on_dead_letter)},
             {"filter", OrNull(d.filter)},
             {"tls", TlsJson(d.tls)},
+            {"auth", AuthJson(d.auth)},
             {"disabled_reason",
              d.disabled_reason ? Json(DisabledReasonName(*d.disabled_reason)) : Json(nullptr)},
             {"health", std::move(health)},

@@ -47,7 +47,8 @@ struct ClaimedDelivery {
   // Its destination had nothing to recover from (circuit closed, no failures, the full
   // cap): a success changes no protection state.
   bool clean = false;
-  std::optional<DestinationTls> tls = std::nullopt;  // mTLS, a CA of its own (key opened)
+  std::optional<DestinationTls> tls = std::nullopt;    // mTLS, a CA of its own (key opened)
+  std::optional<DestinationAuth> auth = std::nullopt;  // OAuth (client secret opened)
 };
 
 struct ClaimedBatch {

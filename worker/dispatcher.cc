@@ -62,7 +62,8 @@ Dispatcher::Dispatcher(DeliveryQueue& queue, AsyncSender& sender, Clock& clock, 
       random_(random),
       policy_(policy),
       options_(options),
-      metrics_(metrics) {
+      metrics_(metrics),
+      tokens_(sender, clock) {
   options_.protection.default_max_in_flight = options_.default_max_in_flight;
 }
 
@@ -246,8 +247,40 @@ void Dispatcher::Start(ClaimedDelivery d) {
     Finish(*sending, std::move(sent));
     return;
   }
+  if (sending->delivery.auth) {
+    SendAuthorized(sending, std::move(out), /*retried=*/false);
+    return;
+  }
   sender_.Start(std::move(out),
                 [this, sending](SendResult sent) { Finish(*sending, std::move(sent)); });
+}
+
+void Dispatcher::SendAuthorized(std::shared_ptr<Sending> sending, Outgoing out, bool retried) {
+  const ClaimedDelivery& d = sending->delivery;
+  tokens_.Get(d.destination_id, *d.auth,
+              [this, sending, out, retried](TokenSource::Token token) mutable {
+                if (!token.value) {
+                  // No token, no request: retryable ("token request failed: 503").
+                  SendResult failed;
+                  failed.not_started = token.not_started;
+                  if (!token.not_started) failed.error = token.error;
+                  Finish(*sending, std::move(failed));
+                  return;
+                }
+                Outgoing authorized = out;
+                authorized.headers.emplace_back("Authorization", "Bearer " + *token.value);
+                sender_.Start(std::move(authorized),
+                              [this, sending, out, retried, used = *token.value](SendResult sent) {
+                                if (sent.status_code == 401 && !retried) {
+                                  // The token was refused: a new one, and this attempt once more at
+                                  // once with it; only that second answer is the attempt's outcome.
+                                  tokens_.Drop(sending->delivery.destination_id, used);
+                                  SendAuthorized(sending, out, /*retried=*/true);
+                                  return;
+                                }
+                                Finish(*sending, std::move(sent));
+                              });
+              });
 }
 
 namespace {

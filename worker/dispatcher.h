@@ -12,6 +12,7 @@
 #include "core/retry_policy.h"
 #include "store/delivery_queue.h"
 #include "worker/async_sender.h"
+#include "worker/token_source.h"
 
 namespace webhookd {
 
@@ -65,6 +66,8 @@ class Dispatcher {
   void RecordLoop();
   // Signs the delivery and starts it on the sender.
   void Start(ClaimedDelivery d);
+  // Sends with an OAuth token (docs/egress.md); after a 401, once more with a new token.
+  void SendAuthorized(std::shared_ptr<Sending> sending, Outgoing out, bool retried);
   // Runs on the sender's thread with the send's answer.
   void Finish(const Sending& s, SendResult sent);
   // A send ended: the claim loop is woken when enough room for a claim is free.
@@ -83,6 +86,7 @@ class Dispatcher {
   const RetryPolicy& policy_;
   Options options_;
   Metrics* metrics_;
+  TokenSource tokens_;  // OAuth tokens of this process's destinations
 
   std::atomic<bool> stopping_{false};
   std::atomic<int> in_flight_{0};

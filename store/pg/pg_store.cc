@@ -80,6 +80,7 @@ Destination PgStore::Sealed(Destination d) const {
   d.secret = box_.Seal(d.secret);
   for (auto& header : d.headers) header.second = box_.Seal(header.second);
   if (d.tls && d.tls->client_key) d.tls->client_key = box_.Seal(*d.tls->client_key);
+  if (d.auth) d.auth->client_secret = box_.Seal(d.auth->client_secret);
   return d;
 }
 
@@ -96,6 +97,11 @@ Result<Destination> PgStore::Opened(Destination d) const {
     Result<std::string> key = box_.Open(*d.tls->client_key);
     if (!key) return std::unexpected(key.error());
     d.tls->client_key = std::move(*key);
+  }
+  if (d.auth) {
+    Result<std::string> secret = box_.Open(d.auth->client_secret);
+    if (!secret) return std::unexpected(secret.error());
+    d.auth->client_secret = std::move(*secret);
   }
   return d;
 }
@@ -115,6 +121,7 @@ void PgStore::Open(ClaimedDelivery& d) const {
   for (auto& secret : d.secrets) open(secret);
   for (auto& header : d.headers) open(header.second);
   if (d.tls && d.tls->client_key) open(*d.tls->client_key);
+  if (d.auth) open(d.auth->client_secret);
 }
 
 Result<bool> PgStore::Ready() {
@@ -217,7 +224,11 @@ Result<Destination> PgStore::CreateDestination(const Destination& d, int max_per
                       .Add(d.filter)
                       .Add(sealed.tls ? sealed.tls->client_certificate : std::nullopt)
                       .Add(sealed.tls ? sealed.tls->client_key : std::nullopt)
-                      .Add(sealed.tls ? sealed.tls->ca_certificate : std::nullopt));
+                      .Add(sealed.tls ? sealed.tls->ca_certificate : std::nullopt)
+                      .Add(sealed.auth ? std::optional(sealed.auth->token_url) : std::nullopt)
+                      .Add(sealed.auth ? std::optional(sealed.auth->client_id) : std::nullopt)
+                      .Add(sealed.auth ? std::optional(sealed.auth->client_secret) : std::nullopt)
+                      .Add(sealed.auth ? sealed.auth->scope : std::nullopt));
     tx.commit();
     return Opened(ToDestination(r[0]));
   });
@@ -258,6 +269,7 @@ Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& 
         d.secret.clear();
         for (auto& header : d.headers) header.second.clear();
         if (d.tls && d.tls->client_key) d.tls->client_key->clear();
+        if (d.auth) d.auth->client_secret.clear();
         return d;
       });
 }
@@ -336,6 +348,16 @@ Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFiel
       params.Add(tls.ca_certificate);
     } else {
       params.AddNull().AddNull().AddNull();
+    }
+    params.Add(f.auth.has_value());
+    if (f.auth && *f.auth) {
+      const DestinationAuth& auth = **f.auth;
+      params.Add(auth.token_url).Add(auth.client_id);
+      params.Add(auth.client_secret == kHiddenHeaderValue ? auth.client_secret
+                                                          : box_.Seal(auth.client_secret));
+      params.Add(auth.scope);
+    } else {
+      params.AddNull().AddNull().AddNull().AddNull();
     }
     auto r = Exec(tx, sql::kUpdateDestination, params);
     if (r.empty()) {
@@ -973,20 +995,27 @@ Result<int64_t> PgStore::ReencryptCredentials() {
             headers_changed = true;
           }
         }
-        const std::optional<std::string> key = ToOptionalString(r[4]);
-        std::optional<std::string> new_key;
-        if (key) {
-          Result<std::optional<std::string>> value = reseal(*key);
-          if (!value) return std::unexpected(value.error());
-          new_key = std::move(*value);
+        // The mTLS key and the OAuth client secret, when the destination has them.
+        std::optional<std::string> key = ToOptionalString(r[4]);
+        std::optional<std::string> client_secret = ToOptionalString(r[5]);
+        bool others_changed = false;
+        for (std::optional<std::string>* value : {&key, &client_secret}) {
+          if (!*value) continue;
+          Result<std::optional<std::string>> resealed = reseal(**value);
+          if (!resealed) return std::unexpected(resealed.error());
+          if (*resealed) {
+            *value = std::move(**resealed);
+            others_changed = true;
+          }
         }
-        if (*new_secret || headers_changed || new_key) {
+        if (*new_secret || headers_changed || others_changed) {
           Exec(tx, sql::kRewriteCredentials,
                Params()
                    .Add(after)
                    .Add(new_secret->value_or(secret))
                    .Add(HeadersJson(headers))
-                   .Add(new_key ? new_key : key));
+                   .Add(key)
+                   .Add(client_secret));
         }
         for (const auto& earlier : nlohmann::json::parse(r[3].c_str())) {
           const std::string stored = earlier.get<std::string>();

@@ -46,6 +46,9 @@ Destination ToDestination(const pqxx::row& r) {
     d.tls =
         DestinationTls{ToOptionalString(r[21]), ToOptionalString(r[22]), ToOptionalString(r[23])};
   }
+  if (!r[24].is_null()) {
+    d.auth = DestinationAuth{r[24].c_str(), r[25].c_str(), r[26].c_str(), ToOptionalString(r[27])};
+  }
   return d;
 }
 
@@ -139,6 +142,12 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
     if (egress.contains("tls")) {
       d.tls =
           DestinationTls{text("client_certificate"), text("client_key"), text("ca_certificate")};
+    }
+    if (egress.contains("auth")) {
+      const auto& a = egress["auth"];
+      d.auth = DestinationAuth{
+          a.value("token_url", ""), a.value("client_id", ""), a.value("client_secret", ""),
+          a.contains("scope") ? std::optional(a["scope"].get<std::string>()) : std::nullopt};
     }
   }
   return d;

@@ -4,5 +4,7 @@ SELECT CASE WHEN v LIKE 'wse1:%' THEN left(v, 14) ELSE '' END, count(*)
   FROM (SELECT secret FROM destinations
         UNION ALL SELECT secret FROM destination_secrets
         UNION ALL SELECT h.value FROM destinations, jsonb_each_text(headers) AS h
-        UNION ALL SELECT tls_client_key FROM destinations WHERE tls_client_key IS NOT NULL) AS c(v)
+        UNION ALL SELECT tls_client_key FROM destinations WHERE tls_client_key IS NOT NULL
+        UNION ALL SELECT auth_client_secret FROM destinations
+                   WHERE auth_client_secret IS NOT NULL) AS c(v)
  GROUP BY 1

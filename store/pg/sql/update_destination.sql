@@ -1,7 +1,8 @@
 -- $4, $9, $14 and $18 say whether event_types, max_in_flight, rate_limit and filter were
 -- given (NULL is a value there; a filter is checked by filter_problem first). $20 says
 -- whether `tls` was given ($21-$23 its fields, the key sealed, or "set" to keep the one
--- stored: the caller checked that it matches the certificate). $11: the caller's tenant (NULL: any). $12 says whether the patch
+-- stored: the caller checked that it matches the certificate). $24 says whether `auth`
+-- was given ($25-$28; a client secret of "set" keeps the stored one). $11: the caller's tenant (NULL: any). $12 says whether the patch
 -- names a tenant_id, $13 is the one it names: a tenant_id is never changed, so a patch
 -- naming another matches no row (and the caller tells it from an unknown id).
 -- enabled:false ($8) is a manual disabling; enabled:true clears the reason and starts the
@@ -25,6 +26,11 @@ UPDATE destinations
        tls_client_key = CASE WHEN NOT $20::boolean THEN tls_client_key
                              WHEN $22::text = 'set' THEN tls_client_key ELSE $22::text END,
        tls_ca_certificate = CASE WHEN $20::boolean THEN $23::text ELSE tls_ca_certificate END,
+       auth_token_url = CASE WHEN $24::boolean THEN $25::text ELSE auth_token_url END,
+       auth_client_id = CASE WHEN $24::boolean THEN $26::text ELSE auth_client_id END,
+       auth_client_secret = CASE WHEN NOT $24::boolean THEN auth_client_secret
+                                 WHEN $27::text = 'set' THEN auth_client_secret ELSE $27::text END,
+       auth_scope = CASE WHEN $24::boolean THEN $28::text ELSE auth_scope END,
        disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
                          ELSE disabled_reason END,
        circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
@@ -44,4 +50,4 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
           consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
        ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
-       tls_ca_certificate
+       tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope

@@ -1,12 +1,22 @@
 -- Egress settings of a destination (docs/egress.md): a client certificate for mutual TLS,
--- its key (sealed like the signing secret when WEBHOOKD_ENCRYPTION_KEY is set) and a CA
--- to trust instead of the system's. The claim hands them to the worker with the delivery.
+-- its key and a CA to trust instead of the system's; OAuth 2.0 client credentials (the
+-- token endpoint, client id and secret, a scope). The key and the client secret are
+-- sealed like the signing secret when WEBHOOKD_ENCRYPTION_KEY is set. The claim hands
+-- them to the worker with the delivery.
 ALTER TABLE webhookd.destinations
   ADD COLUMN tls_client_certificate text,
   ADD COLUMN tls_client_key text,
   ADD COLUMN tls_ca_certificate text,
+  ADD COLUMN auth_token_url text,
+  ADD COLUMN auth_client_id text,
+  ADD COLUMN auth_client_secret text,
+  ADD COLUMN auth_scope text,
   ADD CONSTRAINT destinations_tls_pair
-    CHECK ((tls_client_certificate IS NULL) = (tls_client_key IS NULL));
+    CHECK ((tls_client_certificate IS NULL) = (tls_client_key IS NULL)),
+  ADD CONSTRAINT destinations_auth_whole
+    CHECK ((auth_token_url IS NULL) = (auth_client_id IS NULL)
+           AND (auth_token_url IS NULL) = (auth_client_secret IS NULL)
+           AND (auth_scope IS NULL OR auth_token_url IS NOT NULL));
 
 -- The claim of 0018 with one more column, `egress`. Its result type changes, so it is
 -- dropped and made again; claim_due is webhookd's own (only store/pg/sql/claim_due.sql
@@ -104,14 +114,21 @@ BEGIN
               t.circuit = 'closed' AND t.consecutive_failures = 0 AND t.failing_since IS NULL
                 AND t.effective_max_in_flight IS NULL,
               -- How the worker must connect, when it is more than a URL (mTLS, a CA of its
-              -- own): NULL for every other destination, so the common claim carries
+              -- own, OAuth): NULL for every other destination, so the common claim carries
               -- nothing more.
               CASE WHEN t.tls_client_certificate IS NOT NULL
-                     OR t.tls_ca_certificate IS NOT NULL THEN
-                json_build_object('tls', json_build_object(
-                  'client_certificate', t.tls_client_certificate,
-                  'client_key', t.tls_client_key,
-                  'ca_certificate', t.tls_ca_certificate))::text END),
+                     OR t.tls_ca_certificate IS NOT NULL OR t.auth_token_url IS NOT NULL THEN
+                json_strip_nulls(json_build_object(
+                  'tls', CASE WHEN t.tls_client_certificate IS NOT NULL
+                                OR t.tls_ca_certificate IS NOT NULL THEN json_build_object(
+                    'client_certificate', t.tls_client_certificate,
+                    'client_key', t.tls_client_key,
+                    'ca_certificate', t.tls_ca_certificate) END,
+                  'auth', CASE WHEN t.auth_token_url IS NOT NULL THEN json_build_object(
+                    'token_url', t.auth_token_url,
+                    'client_id', t.auth_client_id,
+                    'client_secret', t.auth_client_secret,
+                    'scope', t.auth_scope) END))::text END),
   -- Protection: a probe makes its circuit half-open; sends and probes spend tokens. Rows
   -- are locked in id order, as the outcome statement locks them, so the two never
   -- deadlock.

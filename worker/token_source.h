@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "core/destination.h"
+#include "worker/async_sender.h"
+
+namespace webhookd {
+
+// OAuth 2.0 client-credentials tokens for destinations (RFC 6749 section 4.4;
+// docs/egress.md), cached per process: a token is used until 60 s before its expires_in
+// runs out, and while one is being fetched for a destination everyone else asking for it
+// waits for that one request. A change of the destination's credentials is a new cache
+// entry. Tokens live in memory only and are never logged; errors never quote them.
+//
+// Threads: none of its own. Get and Drop may be called from any thread; `done` runs on
+// the caller's thread for a cached token, else on the sender's when the fetch ends.
+class TokenSource {
+ public:
+  struct Token {
+    std::optional<std::string> value;  // nullopt: none; `error` says why
+    std::string error;                 // "token request failed: <status or reason>"
+    bool not_started = false;          // the sender handed the request back (shutdown)
+  };
+  using Done = std::function<void(Token)>;
+
+  // Borrows both; they must outlive this.
+  TokenSource(AsyncSender& sender, Clock& clock);
+
+  void Get(int64_t destination_id, const DestinationAuth& auth, Done done);
+  // The receiver refused `token` (a 401): it is not handed out again.
+  void Drop(int64_t destination_id, const std::string& token);
+
+  // A token is used until this long before it expires.
+  static constexpr Duration kMargin = std::chrono::seconds(60);
+
+  // The token request of RFC 6749 section 4.4.2, client authenticated with HTTP Basic.
+  static Outgoing Request(const DestinationAuth& auth);
+
+ private:
+  struct Entry {
+    std::string token;
+    Timestamp usable_until;
+    bool fetching = false;
+    std::vector<Done> waiting;
+  };
+  void Fetched(const std::pair<int64_t, std::string>& key, SendResult result, Timestamp asked);
+
+  AsyncSender& sender_;
+  Clock& clock_;
+  std::mutex mu_;
+  std::map<std::pair<int64_t, std::string>, Entry> entries_;  // by (destination, credentials)
+};
+
+}  // namespace webhookd

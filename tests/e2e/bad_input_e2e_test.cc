@@ -349,6 +349,27 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
        "tls.ca_certificate"},
       {"tls certificate a number", "POST", "/v1/destinations",
        Dest(R"("tls": {"client_certificate": 5})"), 422, "tls.client_certificate"},
+      {"auth a string", "POST", "/v1/destinations", Dest(R"("auth": "basic")"), 422, "auth"},
+      {"auth type unknown", "POST", "/v1/destinations",
+       Dest(R"("auth": {"type": "password", "token_url": "https://a.example/t",)"
+            R"( "client_id": "i", "client_secret": "s"})"),
+       422, "auth.type"},
+      {"auth without client_secret", "POST", "/v1/destinations",
+       Dest(R"("auth": {"type": "oauth2_client_credentials", "token_url": "https://a.example/t",)"
+            R"( "client_id": "i"})"),
+       422, "auth.client_secret"},
+      {"auth token_url not http", "POST", "/v1/destinations",
+       Dest(R"("auth": {"type": "oauth2_client_credentials", "token_url": "file:///etc/x",)"
+            R"( "client_id": "i", "client_secret": "s"})"),
+       422, "auth.token_url"},
+      {"auth client_id with a line break", "POST", "/v1/destinations",
+       Dest(R"("auth": {"type": "oauth2_client_credentials", "token_url": "https://a.example/t",)"
+            R"( "client_id": "i\nj", "client_secret": "s"})"),
+       422, "auth.client_id"},
+      {"patch auth secret set without a stored one", "PATCH", patch,
+       R"({"auth": {"type": "oauth2_client_credentials", "token_url": "https://a.example/t",)"
+       R"( "client_id": "i", "client_secret": "set"}})",
+       422, "auth.client_secret"},
       {"patch tls key set without a stored one", "PATCH", patch,
        R"({"tls": {"client_certificate": "x", "client_key": "set"}})", 422, "tls.client_key"},
       {"filter test without a filter", "POST", "/v1/filters/test", R"({"payload": {}})", 422,

@@ -12,6 +12,7 @@
 // switched, /xss answers 200 with markup in its body.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,22 @@ const XSS_BODY = '<script>alert(3)</script><b>bold?</b>';
 assert.ok(BASE, 'set WEBHOOKD_URL');
 assert.ok(ADMIN_KEY, 'set WEBHOOKD_ADMIN_KEY');
 mkdirSync(SHOTS, { recursive: true });
+
+// A throwaway CA, a client certificate it signed (valid 10 days, so inside the page's
+// 14-day warning) with its key, and a key of nobody's certificate. EC keys: fast.
+function makePki() {
+  const dir = mkdtempSync(join(tmpdir(), 'webhookd-pki-'));
+  const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30',
+    '-subj', '/CN=webhookd console test CA');
+  openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=console-client');
+  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '2',
+    '-days', '10', '-out', 'client.pem');
+  openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'other.key');
+  const read = (name) => readFileSync(join(dir, name), 'utf8');
+  return { ca: read('ca.pem'), cert: read('client.pem'), key: read('client.key'), otherKey: read('other.key') };
+}
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -245,6 +262,18 @@ test('a JSON Schema becomes the rows of the catalog\'s field table', async () =>
   assert.deepEqual(byPath.tags.constraints, ['each: format uuid']);
   assert.equal(byPath['list.next'].type, 'see #/definitions/node', 'a recursive $ref stops');
   assert.deepEqual(schemaFields(null), { rows: [], truncated: false });
+});
+
+test('a client certificate\'s end is warned about 14 days ahead', async () => {
+  const { certificateExpiry } = await import('../../server/ui/views/destination_shared.js');
+  const now = Date.parse('2026-03-01T00:00:00Z');
+  assert.equal(certificateExpiry(null, now), null);
+  assert.equal(certificateExpiry('not a time', now), null);
+  assert.deepEqual(certificateExpiry('2026-02-01T00:00:00Z', now), { state: 'expired', days: 0 });
+  assert.deepEqual(certificateExpiry('2026-03-01T00:00:00Z', now), { state: 'expired', days: 0 });
+  assert.deepEqual(certificateExpiry('2026-03-01T06:00:00Z', now), { state: 'soon', days: 1 });
+  assert.deepEqual(certificateExpiry('2026-03-15T00:00:00Z', now), { state: 'soon', days: 14 });
+  assert.deepEqual(certificateExpiry('2026-03-15T00:00:01Z', now), { state: 'ok', days: 15 });
 });
 
 test('the console is served with its security headers', async () => {
@@ -701,6 +730,95 @@ test('the destination form offers the catalog and tests a filter against an exam
   await page.getByRole('heading', { level: 1, name: 'Large euro payments' }).waitFor();
   assert.equal((await api('GET', `/v1/destinations/${encodeURIComponent(id)}`)).json.filter, null);
   assert.equal(await page.locator('#dest-filter-value').count(), 0);
+  assertNoProblems();
+});
+
+test('the destination form keeps mutual TLS settings, the key write-only', async () => {
+  const pki = makePki();
+  const label = 'Ledger over mutual TLS';
+  await page.goto(`${BASE}/ui/#/destinations/new`);
+  await page.getByRole('heading', { level: 1, name: 'New destination' }).waitFor();
+  await page.locator('#dest-url').fill(`${receiverBase}/ok`);
+  await page.locator('#dest-description').fill(label);
+  await page.locator('#dest-tls-cert').fill(pki.cert);
+  await page.locator('#dest-tls-ca').fill(pki.ca);
+  // Not the certificate's key: the server's words go next to the key.
+  await page.locator('#dest-tls-key').fill(pki.otherKey);
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.locator('#dest-tls-key-error').getByText('does not match').waitFor();
+  assert.equal(await page.locator('#dest-tls-key').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.locator('#dest-tls-cert-error').isHidden(), true);
+  assert.match(await page.locator('.alert-error').textContent(), /Not created/);
+  const listed = await api('GET', '/v1/destinations?limit=200');
+  assert.ok(!listed.json.data.some((x) => x.description === label), 'nothing was created');
+
+  await page.locator('#dest-tls-key').fill(pki.key);
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.getByRole('heading', { level: 1, name: label }).waitFor();
+  const id = (await page.locator('.page-header .subtitle').textContent()).trim();
+  const path = `/v1/destinations/${encodeURIComponent(id)}`;
+  const created = (await api('GET', path)).json;
+  assert.equal(created.tls.client_certificate, pki.cert);
+  assert.equal(created.tls.ca_certificate, pki.ca);
+  assert.equal(created.tls.client_key, 'set');
+  // The page: the certificate's end with its warning, the key set, never the key.
+  assert.equal(await page.locator('#tls-expires time').getAttribute('datetime'), created.tls.expires_at);
+  assert.equal(await page.locator('#tls-expiry-badge').textContent(), 'certificate expires in 10 days');
+  assert.match(await page.locator('#tls-key').textContent(), /Client key:\s*set/);
+  assert.match(await page.locator('#tls-ca').textContent(), /own CA/);
+  const keyBody = pki.key.split('\n')[1];
+  for (const html of [await page.content(), (await api('GET', path)).text, (await api('GET', '/v1/destinations?limit=200')).text]) {
+    assert.ok(!html.includes('PRIVATE KEY'), 'a private key was shown');
+    assert.ok(!html.includes(keyBody), 'a private key was shown');
+  }
+  await shot(page, '18-destination-tls');
+  // The list warns too.
+  await page.goto(`${BASE}/ui/#/destinations`);
+  const row = page.locator('tbody tr', { has: page.getByRole('link', { name: label }) });
+  await row.locator('.cert-badge', { hasText: 'certificate expires in 10 days' }).waitFor();
+
+  // Editing another field leaves the TLS settings alone: the key is kept.
+  await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(id)}/edit`);
+  await page.getByRole('heading', { level: 1, name: 'Edit destination' }).waitFor();
+  await page.locator('#dest-tls-key-set').waitFor();
+  assert.equal(await page.locator('#dest-tls-key').inputValue(), '', 'the key field starts empty');
+  assert.equal(await page.locator('#dest-tls-cert').inputValue(), pki.cert);
+  assert.ok(!(await page.content()).includes('PRIVATE KEY'));
+  await page.evaluate(() => window.scrollTo(0,
+    document.querySelector('#tls-settings').getBoundingClientRect().top + window.scrollY - 72));
+  await shot(page, '19-destination-tls-form');
+  await page.locator('#dest-description').fill(`${label} (ledger)`);
+  const patch = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(path));
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { level: 1, name: `${label} (ledger)` }).waitFor();
+  assert.deepEqual(JSON.parse((await patch).postData()), { description: `${label} (ledger)` });
+  let now = (await api('GET', path)).json;
+  assert.equal(now.tls.client_key, 'set');
+  assert.equal(now.tls.client_certificate, pki.cert);
+
+  // Dropping the CA sends the settings with "set" for the key, which is kept.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.locator('#dest-tls-key-set').waitFor();
+  await page.locator('#dest-tls-ca').fill('');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#tls-ca', { hasText: 'system' }).waitFor();
+  now = (await api('GET', path)).json;
+  assert.deepEqual(now.tls, { ...created.tls, ca_certificate: null });
+
+  // Another key on edit: refused next to the key field, nothing changed.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.locator('#dest-tls-key').fill(pki.otherKey);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#dest-tls-key-error').getByText('does not match').waitFor();
+  assert.equal((await api('GET', path)).json.tls.client_key, 'set');
+
+  // Removed: the page says none, and so does the API.
+  await page.locator('#dest-tls-remove').click();
+  assert.equal(await page.locator('#dest-tls-cert').inputValue(), '');
+  assert.equal(await page.locator('#dest-tls-key-set').count(), 0);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#tls-none').waitFor();
+  assert.equal((await api('GET', path)).json.tls, null);
   assertNoProblems();
 });
 

@@ -9,7 +9,7 @@ import {
 import {
   card, circuitBadge, enabledBadge, idLink, pageHeader, pagedTable, statusCode,
 } from './common.js';
-import { destinationLabel, takeCreatedSecret } from './destination_shared.js';
+import { certificateBadge, destinationLabel, takeCreatedSecret } from './destination_shared.js';
 
 export function renderDetail(ctx) {
   const id = ctx.params.id;
@@ -77,6 +77,7 @@ function detailBody(ctx, d, notices, reload) {
       ? h('code', { class: 'mono break', id: 'dest-filter-value' }, d.filter)
       : h('span', { class: 'muted' }, 'none: every event of its types')],
     ['Custom headers', headers],
+    ['Mutual TLS', tlsFacts(d)],
     ['Max in flight', show(d.max_in_flight)],
     ['Rate limit', d.rate_limit === null || d.rate_limit === undefined ? show(null) : `${d.rate_limit} per second`],
     ['Ordering', d.ordering === 'fifo'
@@ -124,6 +125,27 @@ function detailBody(ctx, d, notices, reload) {
     secretCard,
     deliveries,
   ];
+}
+
+// The TLS settings as the API shows them: the client certificate's end, whether a key is
+// set (the key itself is write-only and never sent to the page), and which CAs are trusted.
+function tlsFacts(d) {
+  const tls = d.tls && typeof d.tls === 'object' ? d.tls : null;
+  if (!tls) return h('span', { class: 'muted', id: 'tls-none' }, 'none');
+  const items = [];
+  if (tls.client_certificate) {
+    items.push(h('li', null, 'Client certificate, expires ',
+      h('span', { id: 'tls-expires' }, time(tls.expires_at)), ' ', certificateBadge(d, { id: 'tls-expiry-badge' })));
+  } else {
+    items.push(h('li', { class: 'muted' }, 'No client certificate'));
+  }
+  items.push(h('li', { id: 'tls-key' }, 'Client key: ', tls.client_key
+    ? h('span', { class: 'badge badge-ok badge-plain' }, 'set')
+    : h('span', { class: 'muted' }, 'none')));
+  items.push(h('li', { id: 'tls-ca' }, tls.ca_certificate
+    ? 'Trusts its own CA certificate only'
+    : 'Trusts the system\u2019s CAs'));
+  return h('ul', { class: 'plain tls-facts', id: 'tls-facts' }, items);
 }
 
 function secretPanel(ctx, id) {

@@ -216,6 +216,94 @@ function field(id, label, input, help) {
   };
 }
 
+// PEM text as it is sent: trimmed, ending with one newline; null when blank.
+function pemText(text) {
+  const trimmed = typeof text === 'string' ? text.trim() : '';
+  return trimmed ? `${trimmed}\n` : null;
+}
+
+// "Mutual TLS": the client certificate and its key, presented to receivers that ask for
+// one, and a CA trusted instead of the system's. The key is write-only: a stored key is
+// never in the page; it shows as set and is kept (sent as "set") unless a new one is
+// pasted, or the certificate is emptied, which takes the key with it.
+function tlsSection(d) {
+  const tls = d && d.tls && typeof d.tls === 'object' ? d.tls : null;
+  let keyStored = Boolean(tls && tls.client_key);
+  const pem = (id, name, value, placeholder) => h('textarea', {
+    id, name, rows: 4, spellcheck: 'false', autocomplete: 'off', class: 'pem', placeholder,
+    value: value || '',
+  });
+  const certificate = field('dest-tls-cert', 'Client certificate', pem('dest-tls-cert',
+    'tls_client_certificate', tls && tls.client_certificate, '-----BEGIN CERTIFICATE-----'),
+  'PEM. Presented to receivers that ask for a client certificate.');
+  const key = field('dest-tls-key', 'Client key', pem('dest-tls-key', 'tls_client_key', '',
+    keyStored ? 'Leave empty to keep the key that is set' : '-----BEGIN PRIVATE KEY-----'),
+  'The certificate\u2019s private key, PEM, not encrypted. Write-only: once saved it shows as set and is never shown again.');
+  const ca = field('dest-tls-ca', 'CA certificate (optional)', pem('dest-tls-ca',
+    'tls_ca_certificate', tls && tls.ca_certificate, '-----BEGIN CERTIFICATE-----'),
+  'PEM. When given, the receiver\u2019s certificate must chain to it, and the system\u2019s CAs are not trusted.');
+  key.input.setAttribute('aria-describedby', 'dest-tls-key-status dest-tls-key-help dest-tls-key-error');
+
+  const keyStatus = h('p', { class: 'key-status', id: 'dest-tls-key-status', 'aria-live': 'polite' });
+  const showKeyStatus = () => {
+    if (!keyStored) {
+      replace(keyStatus);
+    } else if (!certificate.input.value.trim()) {
+      replace(keyStatus, h('span', { class: 'badge badge-warn badge-plain' }, 'key set'),
+        ' Emptied with its certificate, the key that is set is removed when you save.');
+    } else {
+      replace(keyStatus, h('span', { class: 'badge badge-ok badge-plain', id: 'dest-tls-key-set' }, 'key set'),
+        ' A key is set. It is kept unless you paste a new one.');
+    }
+  };
+  certificate.input.addEventListener('input', showKeyStatus);
+  showKeyStatus();
+  key.node.insertBefore(keyStatus, key.input);
+
+  const removed = h('p', { class: 'hint', id: 'dest-tls-removed', 'aria-live': 'polite' });
+  const remove = tls ? button('Remove TLS settings', () => {
+    for (const f of [certificate, key, ca]) f.input.value = '';
+    keyStored = false;
+    showKeyStatus();
+    replace(removed, 'The TLS settings are removed when you save; paste new ones to replace them instead.');
+  }, { id: 'dest-tls-remove', class: 'btn-small btn-secondary' }) : null;
+
+  // What the form holds, in the API's form: null for no settings.
+  const value = () => {
+    const cert = pemText(certificate.input.value);
+    const typedKey = pemText(key.input.value);
+    const out = {
+      client_certificate: cert,
+      client_key: typedKey ?? (keyStored && cert ? 'set' : null),
+      ca_certificate: pemText(ca.input.value),
+    };
+    return out.client_certificate || out.client_key || out.ca_certificate ? out : null;
+  };
+  // What the destination has, in the same form, to see whether anything changed.
+  const current = tls ? {
+    client_certificate: pemText(tls.client_certificate),
+    client_key: tls.client_key ? 'set' : null,
+    ca_certificate: pemText(tls.ca_certificate),
+  } : null;
+
+  return {
+    fields: {
+      'tls.client_certificate': certificate,
+      'tls.client_key': key,
+      'tls.ca_certificate': ca,
+    },
+    value,
+    current,
+    node: h('fieldset', { class: 'tls-settings', id: 'tls-settings' },
+      h('legend', null, 'Mutual TLS'),
+      h('p', { class: 'hint tls-intro' },
+        'Only for receivers that require a client certificate, or whose certificate a private CA signed. Leave empty otherwise.'),
+      certificate.node, key.node, ca.node,
+      remove ? h('div', { class: 'toolbar' }, remove) : null,
+      removed),
+  };
+}
+
 export function renderForm(ctx) {
   const editing = Boolean(ctx.params.id);
   const root = h('section', null, loading());
@@ -278,6 +366,8 @@ function formBody(ctx, d) {
       ['block', 'Hold its key until it is replayed or dismissed'],
     ], editing ? d.on_dead_letter || 'continue' : 'continue')),
   };
+  const tls = tlsSection(d);
+  Object.assign(fields, tls.fields);
   const showTenant = !editing && ctx.role !== 'tenant';
   if (showTenant) {
     fields.tenant_id = field('dest-tenant', 'Tenant', h('input', {
@@ -303,6 +393,7 @@ function formBody(ctx, d) {
     fields.headers.node,
     h('div', { class: 'grid-2 tight' }, fields.max_in_flight.node, fields.rate_limit.node),
     h('div', { class: 'grid-2 tight' }, fields.ordering.node, fields.on_dead_letter.node),
+    tls.node,
     editing ? null : h('div', { class: 'field check' }, enabled,
       h('label', { for: 'dest-enabled' }, 'Enabled: deliver events as soon as it exists')),
     status,
@@ -318,7 +409,7 @@ function formBody(ctx, d) {
     replace(status);
   };
   const fieldError = (name, message) => {
-    const f = fields[name.split(/[.[]/)[0]];
+    const f = fields[name] || fields[name.split(/[.[]/)[0]];
     if (!f) return false;
     replace(f.error, message);
     f.error.hidden = false;
@@ -361,6 +452,7 @@ function formBody(ctx, d) {
       rate_limit: rateLimit,
       ordering: fields.ordering.input.value,
       on_dead_letter: fields.on_dead_letter.input.value,
+      tls: tls.value(),
     };
     if (editing) {
       // Only what changed, so fields this form does not show are left alone.
@@ -374,6 +466,8 @@ function formBody(ctx, d) {
       if (!same(wanted.rate_limit, d.rate_limit)) body.rate_limit = wanted.rate_limit;
       if (!same(wanted.ordering, d.ordering || 'none')) body.ordering = wanted.ordering;
       if (!same(wanted.on_dead_letter, d.on_dead_letter || 'continue')) body.on_dead_letter = wanted.on_dead_letter;
+      // The three go together: a change to any sends them all ("set" keeps the key).
+      if (!same(wanted.tls, tls.current)) body.tls = wanted.tls;
       if (!Object.keys(body).length) {
         ctx.navigate(cancelHref);
         return;
@@ -388,6 +482,7 @@ function formBody(ctx, d) {
       if (rateLimit !== null) body.rate_limit = rateLimit;
       if (wanted.ordering !== 'none') body.ordering = wanted.ordering;
       if (wanted.on_dead_letter !== 'continue') body.on_dead_letter = wanted.on_dead_letter;
+      if (wanted.tls) body.tls = wanted.tls;
       if (showTenant && v('tenant_id')) body.tenant_id = v('tenant_id');
       if (!enabled.checked) body.enabled = false;
     }

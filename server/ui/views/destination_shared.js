@@ -1,7 +1,8 @@
 // What the destination pages share: how a destination is labelled and its health shown,
-// and the secret of a destination just created, handed from the form to its page.
+// its client certificate's end, and the secret of a destination just created, handed
+// from the form to its page.
 
-import { show, time } from '../dom.js';
+import { h, show, time } from '../dom.js';
 
 // The secret of a destination just created, shown once on its page (memory only).
 let createdSecret = null;
@@ -31,4 +32,38 @@ export function failingSince(d) {
 
 export function destinationLabel(d) {
   return d.description ? d.description : d.url;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// Warned about this long before the end.
+export const CERTIFICATE_WARNING_DAYS = 14;
+
+// How near the end of a client certificate (`tls.expires_at`) is: null when unknown, else
+// {state, days}: 'expired', 'soon' (within CERTIFICATE_WARNING_DAYS) or 'ok', with the
+// days left rounded up.
+export function certificateExpiry(iso, now = Date.now()) {
+  if (typeof iso !== 'string' || !iso) return null;
+  const end = Date.parse(iso);
+  if (Number.isNaN(end)) return null;
+  const left = end - now;
+  if (left <= 0) return { state: 'expired', days: 0 };
+  const days = Math.ceil(left / DAY_MS);
+  return { state: left <= CERTIFICATE_WARNING_DAYS * DAY_MS ? 'soon' : 'ok', days };
+}
+
+// A badge when the destination's client certificate has expired or soon will; null
+// otherwise.
+export function certificateBadge(d, attrs = {}) {
+  const tls = d && d.tls && typeof d.tls === 'object' ? d.tls : null;
+  const expiry = tls && tls.client_certificate ? certificateExpiry(tls.expires_at) : null;
+  if (!expiry || expiry.state === 'ok') return null;
+  const expired = expiry.state === 'expired';
+  return h('span', {
+    class: ['badge', expired ? 'badge-bad' : 'badge-warn', 'badge-plain', 'cert-badge'],
+    title: expired ? 'Receivers that check client certificates will refuse it: replace it.'
+      : 'Replace the client certificate before it expires.',
+    ...attrs,
+  }, expired ? 'certificate expired'
+    : `certificate expires in ${expiry.days} day${expiry.days === 1 ? '' : 's'}`);
 }

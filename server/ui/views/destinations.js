@@ -5,7 +5,9 @@ import { h, show } from '../dom.js';
 import {
   circuitBadge, enabledBadge, filterForm, pageHeader, pagedTable, queryOf,
 } from './common.js';
-import { capText, failingSince, destinationLabel } from './destination_shared.js';
+import {
+  capText, certificateBadge, destinationLabel, failingSince,
+} from './destination_shared.js';
 
 export function renderList(ctx) {
   const filters = ctx.role === 'tenant' ? null : filterForm(ctx, '/destinations', [
@@ -21,7 +23,14 @@ export function renderList(ctx) {
         h('div', { class: 'muted mono small truncate', title: show(d.url) }, show(d.url))),
     },
     ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (d) => show(d.tenant_id) },
-    { label: 'Status', cell: (d) => enabledBadge(d) },
+    {
+      label: 'Status',
+      cell: (d) => {
+        // A client certificate that has expired or soon will is a health matter too.
+        const cert = certificateBadge(d);
+        return cert ? h('span', { class: 'badge-stack' }, enabledBadge(d), cert) : enabledBadge(d);
+      },
+    },
     { label: 'Circuit', cell: (d) => circuitBadge(d.health) },
     { label: 'Failing since', cell: (d) => failingSince(d) },
     { label: 'In flight cap', class: 'num', cell: (d) => capText(d) },

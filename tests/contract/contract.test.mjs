@@ -88,9 +88,10 @@ test("every bad exchange fails, each for its own reason", () => {
   const cli = run("check_exchanges.mjs", specPath, dir);
   assert.equal(cli.status, 1);
   assert.match(cli.stdout, new RegExp(`${records.length} failure\\(s\\)`));
-  assert.match(cli.stdout, /FAIL GET \/v1\/destinations\/\{id\}: 2 exchange/);
+  assert.match(cli.stdout, /FAIL GET \/v1\/destinations\/\{id\}: 3 exchange/);
   assert.match(cli.stdout, /must have required property 'url'/);
   assert.match(cli.stdout, /\/tls\/client_key: must be equal to one of the allowed values \[null,"set"\]/);
+  assert.match(cli.stdout, /\/auth\/client_secret: must be equal to one of the allowed values \["set"\]/);
   assert.match(cli.stdout, /must have required property 'builtin'/);
   assert.match(cli.stdout, /header Retry-After is missing/);
   assert.match(cli.stdout, /never exercised/);

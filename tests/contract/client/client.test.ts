@@ -5,13 +5,15 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
 import createClient from "openapi-fetch";
 
-import type { paths } from "./generated/schema.js";
+import type { components, paths } from "./generated/schema.js";
 
 const baseUrl = process.env.WEBHOOKD_URL;
 const key = process.env.WEBHOOKD_API_KEY;
@@ -289,4 +291,138 @@ test("a generated client keeps a destination's TLS settings, the key write-only"
   assert.equal(cleared.data?.tls, null);
   const deleted = await client.DELETE("/v1/destinations/{id}", { params: { path: { id } } });
   assert.equal(deleted.response.status, 204);
+});
+
+// A token endpoint and a receiver on loopback (run.sh allows private destinations): the
+// endpoint hands out tok-1, tok-2, … and the receiver refuses tok-1 with a 401, so the
+// first attempt also gets a token refused and a new one fetched within it.
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+
+async function listen(handler: Handler): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => handler(req, body, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${address.port}` };
+}
+
+test("a generated client keeps a destination's OAuth client credentials, the secret write-only", async () => {
+  const tokenRequests: { authorization?: string; contentType?: string; body: string }[] = [];
+  const tokens = await listen((req, body, res) => {
+    tokenRequests.push({ authorization: req.headers.authorization, contentType: req.headers["content-type"], body });
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ access_token: `tok-${tokenRequests.length}`, token_type: "Bearer", expires_in: 3600 }));
+  });
+  const bearers: (string | undefined)[] = [];
+  const receiver = await listen((req, _body, res) => {
+    bearers.push(req.headers.authorization);
+    res.writeHead(req.headers.authorization === "Bearer tok-1" ? 401 : 204);
+    res.end();
+  });
+  try {
+    const secret = "a client secret: 100% ours";
+    const auth: components["schemas"]["DestinationAuthInput"] = {
+      type: "oauth2_client_credentials",
+      token_url: `${tokens.url}/oauth2/token`,
+      client_id: "tsclient",
+      client_secret: secret,
+      scope: "webhooks:write",
+    };
+    const eventType = `oauth.ts-${randomUUID().slice(0, 8)}`;
+    const created = await client.POST("/v1/destinations", {
+      body: { url: `${receiver.url}/hook`, event_types: [eventType], auth },
+    });
+    assert.equal(created.response.status, 201);
+    assert.ok(created.data?.auth);
+    const id = created.data.id;
+    assert.deepEqual(created.data.auth, { ...auth, client_secret: "set" });
+    assert.ok(!JSON.stringify(created.data).includes(secret), "the secret was answered");
+
+    const read = await client.GET("/v1/destinations/{id}", { params: { path: { id } } });
+    assert.equal(read.response.status, 200);
+    assert.deepEqual(read.data?.auth, created.data.auth);
+    const listed = await client.GET("/v1/destinations", { params: { query: { limit: 1000 } } });
+    assert.ok(listed.data?.data.some((d) => d.id === id && d.auth?.client_secret === "set"));
+    assert.ok(!JSON.stringify(listed.data).includes(secret), "the secret was listed");
+
+    // One attempt: a 401 for tok-1, a new token, then the receiver's 204.
+    const published = await client.POST("/v1/events", {
+      body: { type: eventType, payload: { id: 1 }, destination_id: id },
+    });
+    assert.equal(published.response.status, 202);
+    const delivery = published.data?.deliveries[0]?.id;
+    assert.ok(delivery);
+    let status = "";
+    for (let i = 0; i < 100 && status !== "succeeded"; i++) {
+      const got = await client.GET("/v1/deliveries/{id}", { params: { path: { id: delivery } } });
+      status = got.data?.status ?? "";
+      if (status !== "succeeded") await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, "succeeded");
+    assert.deepEqual(bearers, ["Bearer tok-1", "Bearer tok-2"]);
+    const attempts = await client.GET("/v1/deliveries/{id}/attempts", { params: { path: { id: delivery } } });
+    assert.deepEqual(attempts.data?.data.map((a) => [a.status_code, a.outcome]), [[204, "success"]]);
+    // RFC 6749 4.4: a form POST, the client in HTTP Basic, each part form-encoded.
+    assert.equal(tokenRequests.length, 2);
+    assert.equal(tokenRequests[0]?.contentType, "application/x-www-form-urlencoded");
+    assert.equal(tokenRequests[0]?.body, "grant_type=client_credentials&scope=webhooks%3Awrite");
+    const basic = `tsclient:${encodeURIComponent(secret).replace(/%20/g, "+")}`;
+    assert.equal(tokenRequests[0]?.authorization, `Basic ${Buffer.from(basic).toString("base64")}`);
+
+    // The auth read back, "set" and all, goes back with another scope; the secret stays.
+    const kept = await client.PATCH("/v1/destinations/{id}", {
+      params: { path: { id } },
+      body: { description: "oauth", auth: { ...(read.data?.auth ?? auth), scope: null } },
+    });
+    assert.equal(kept.response.status, 200);
+    assert.equal(kept.data?.description, "oauth");
+    assert.deepEqual(kept.data?.auth, { ...auth, client_secret: "set", scope: null });
+    const again = await client.POST("/v1/events", {
+      body: { type: eventType, payload: { id: 2 }, destination_id: id },
+    });
+    assert.equal(again.response.status, 202);
+    for (let i = 0; i < 100 && tokenRequests.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    // New credentials, a new token: asked for with the kept secret and no scope.
+    assert.equal(tokenRequests[2]?.authorization, tokenRequests[0]?.authorization);
+    assert.equal(tokenRequests[2]?.body, "grant_type=client_credentials");
+
+    const refused = await client.POST("/v1/destinations", {
+      body: { url: `${receiver.url}/hook`, auth: { ...auth, client_secret: "set" } },
+    });
+    assert.equal(refused.response.status, 422);
+    assert.deepEqual(refused.error?.errors?.map((e) => e.field), ["auth.client_secret"]);
+    const malformed = await client.POST("/v1/destinations", {
+      body: {
+        url: `${receiver.url}/hook`,
+        // Not what the description allows: sent anyway, to see the server refuse it.
+        auth: { ...auth, token_url: "ftp://127.0.0.1/token", client_id: "", audience: "x" } as typeof auth,
+      },
+    });
+    assert.equal(malformed.response.status, 422);
+    assert.deepEqual(
+      malformed.error?.errors?.map((e) => e.field).sort(),
+      ["auth.audience", "auth.client_id", "auth.token_url"],
+    );
+
+    const cleared = await client.PATCH("/v1/destinations/{id}", { params: { path: { id } }, body: { auth: null } });
+    assert.equal(cleared.response.status, 200);
+    assert.equal(cleared.data?.auth, null);
+    const noSecret = await client.PATCH("/v1/destinations/{id}", {
+      params: { path: { id } },
+      body: { auth: { ...auth, client_secret: "set" } },
+    });
+    assert.equal(noSecret.response.status, 422);
+    assert.deepEqual(noSecret.error?.errors?.map((e) => e.field), ["auth.client_secret"]);
+    const deleted = await client.DELETE("/v1/destinations/{id}", { params: { path: { id } } });
+    assert.equal(deleted.response.status, 204);
+  } finally {
+    for (const { server } of [tokens, receiver]) {
+      server.close();
+      server.closeAllConnections();
+    }
+  }
 });

@@ -212,6 +212,12 @@ std::string Metrics::Render(const Gauges& gauges) const {
   w.Header("webhookd_destinations_circuit_open", "gauge",
            "Enabled destinations whose circuit is open or half-open.");
   w.Sample("webhookd_destinations_circuit_open", {}, static_cast<double>(gauges.circuits_open));
+  w.Header("webhookd_destination_certificate_expiry_seconds", "gauge",
+           "When each destination's mTLS client certificate expires, in Unix seconds.");
+  for (const auto& [destination, expiry] : gauges.certificate_expiries) {
+    w.Sample("webhookd_destination_certificate_expiry_seconds", {{"destination_id", destination}},
+             static_cast<double>(expiry));
+  }
   w.Header("webhookd_http_requests_total", "counter",
            "HTTP requests answered, by route and status.");
   for (int r = 0; r < kMaxRoutes; ++r) {

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace webhookd {
@@ -92,6 +93,9 @@ class Metrics {
     int64_t retrying_over_24h = 0;
     int64_t in_flight = 0;
     int64_t circuits_open = 0;  // enabled destinations whose circuit is open or half-open
+    // Each mTLS destination's client certificate's end, in Unix seconds, by destination id
+    // ("dst_12"): few (only destinations with a certificate), so a label each.
+    std::vector<std::pair<std::string, int64_t>> certificate_expiries = {};
   };
   std::string Render(const Gauges& gauges) const;
 

@@ -18,6 +18,10 @@ ALTER TABLE webhookd.destinations
            AND (auth_token_url IS NULL) = (auth_client_secret IS NULL)
            AND (auth_scope IS NULL OR auth_token_url IS NOT NULL));
 
+-- The certificates' expiry gauge reads the destinations that have one, and no others.
+CREATE INDEX destinations_tls ON webhookd.destinations (id)
+  WHERE tls_client_certificate IS NOT NULL AND deleted_at IS NULL;
+
 -- The claim of 0018 with one more column, `egress`. Its result type changes, so it is
 -- dropped and made again; claim_due is webhookd's own (only store/pg/sql/claim_due.sql
 -- calls it).

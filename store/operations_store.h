@@ -21,6 +21,8 @@ class OperationsStore {
   virtual Result<bool> Ready() = 0;
   // Counts for the /metrics gauges.
   virtual Result<DeliveryGauges> CountDeliveries() = 0;
+  // Every live destination's mTLS client certificate (PEM), by id: for its expiry gauge.
+  virtual Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() = 0;
   // The health figures over the last `window`.
   virtual Result<HealthStats> Stats(Duration window) = 0;
   // The window ending now in points of `step`, oldest first; `window` is a whole number

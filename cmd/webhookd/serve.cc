@@ -26,7 +26,9 @@
 #include "cmd/webhookd/cli.h"
 #include "cmd/webhookd/commands.h"
 #include "core/api_key.h"
+#include "core/ids.h"
 #include "core/retry_policy.h"
+#include "net/client_certificate.h"
 #include "net/resolver.h"
 #include "server/api.h"
 #include "server/auth.h"
@@ -81,8 +83,18 @@ class CachedGauges {
     const auto now = std::chrono::steady_clock::now();
     if (now - fetched_ >= std::chrono::seconds(5)) {
       if (auto g = store_.CountDeliveries()) {
-        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight, g->circuits_open};
+        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight, g->circuits_open, {}};
         fetched_ = now;
+        if (auto certificates = store_.ClientCertificates()) {
+          for (const auto& [id, pem] : *certificates) {
+            if (auto expiry = CertificateExpiry(pem)) {
+              gauges_.certificate_expiries.emplace_back(
+                  FormatId(kDestinationPrefix, id),
+                  std::chrono::duration_cast<std::chrono::seconds>(expiry->time_since_epoch())
+                      .count());
+            }
+          }
+        }
       }
     }
     return gauges_;

@@ -787,6 +787,17 @@ Result<DeliveryGauges> PgStore::CountDeliveries() {
   });
 }
 
+Result<std::vector<std::pair<int64_t, std::string>>> PgStore::ClientCertificates() {
+  return Run([&](pqxx::connection& c) -> Result<std::vector<std::pair<int64_t, std::string>>> {
+    pqxx::nontransaction tx(c);
+    std::vector<std::pair<int64_t, std::string>> out;
+    for (const auto& r : Exec(tx, sql::kClientCertificates)) {
+      out.emplace_back(r[0].as<int64_t>(), r[1].c_str());
+    }
+    return out;
+  });
+}
+
 Result<HealthStats> PgStore::Stats(Duration window) {
   return Run([&](pqxx::connection& c) -> Result<HealthStats> {
     pqxx::nontransaction tx(c);

@@ -69,6 +69,7 @@ class PgStore final : public Store {
   Result<std::optional<Timestamp>> NextDueAt() override;
   Result<std::unique_ptr<WakeupListener>> Listen() override;
   Result<DeliveryGauges> CountDeliveries() override;
+  Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override;
   Result<HealthStats> Stats(Duration window) override;
   Result<int64_t> PurgeExpired(Duration retention, int batch) override;
   Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override;

@@ -71,6 +71,12 @@ TEST(MtlsE2eTest, TheCertificateIsCheckedKeptWriteOnlyAndPresented) {
     ASSERT_TRUE(WaitUntil([&] { return receiver.answered() == n; }, 20s)) << receiver.answered();
   };
   deliver(1);
+  // The certificate's end, for an alert before it comes.
+  const std::string gauge = "webhookd_destination_certificate_expiry_seconds{destination_id=\"" +
+                            dst["id"].get<std::string>() + "\"} ";
+  ASSERT_TRUE(WaitUntil(
+      [&] { return webhookd.Client()->Get("/metrics")->body.find(gauge) != std::string::npos; },
+      10s));
 
   // The GET body sent back: "set" keeps the stored key, which still matches.
   const Json read_back = Json::parse(webhookd.Call("GET", path).body);

@@ -106,6 +106,9 @@ class StubApiStores final : public DestinationStore,
     return true;
   }
   Result<DeliveryGauges> CountDeliveries() override { return No(); }
+  Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override {
+    return No();
+  }
   Result<HealthStats> Stats(Duration) override { return No(); }
   Result<std::vector<StatsPoint>> StatsSeries(Duration, Duration) override { return No(); }
 

@@ -9,7 +9,8 @@
 //   CHROMIUM                 the browser (default /usr/bin/chromium; see browser.mjs)
 //
 // Receivers run in this process on 127.0.0.1: /ok answers 200, /fail answers 500 until
-// switched, /xss answers 200 with markup in its body.
+// switched, /xss answers 200 with markup in its body, /token hands out an OAuth 2.0
+// token.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -91,7 +92,7 @@ async function api(method, path, body, key = ADMIN_KEY) {
 
 // ---- the scripted receiver ----
 
-const received = { ok: 0, fail: 0, xss: 0, okHeaders: null };
+const received = { ok: 0, fail: 0, xss: 0, okHeaders: null, tokenHeaders: null };
 let failAnswers = 500;
 const receiver = http.createServer((req, res) => {
   req.resume();
@@ -105,6 +106,11 @@ const receiver = http.createServer((req, res) => {
       received.fail++;
       res.writeHead(failAnswers, { 'Content-Type': 'text/plain' })
         .end(failAnswers === 200 ? 'recovered' : 'upstream exploded');
+    } else if (path === '/token') {
+      // An OAuth 2.0 token endpoint: any client credentials get the same token.
+      received.tokenHeaders = req.headers;
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ access_token: 'console-token', token_type: 'Bearer', expires_in: 3600 }));
     } else if (path === '/xss') {
       received.xss++;
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(XSS_BODY);
@@ -819,6 +825,92 @@ test('the destination form keeps mutual TLS settings, the key write-only', async
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.locator('#tls-none').waitFor();
   assert.equal((await api('GET', path)).json.tls, null);
+  assertNoProblems();
+});
+
+test('the destination form keeps OAuth 2.0 client credentials, the secret write-only', async () => {
+  const label = 'Ledger behind OAuth';
+  const clientSecret = 'cs-console-7d41c0e9b2';
+  await page.goto(`${BASE}/ui/#/destinations/new`);
+  await page.getByRole('heading', { level: 1, name: 'New destination' }).waitFor();
+  await page.locator('#dest-url').fill(`${receiverBase}/ok`);
+  await page.locator('#dest-description').fill(label);
+  // Not an http(s) URL: the server's words go under the token URL.
+  await page.locator('#dest-oauth-token-url').fill('ftp://auth.example.com/token');
+  await page.locator('#dest-oauth-client-id').fill('console-client');
+  await page.locator('#dest-oauth-client-secret').fill(clientSecret);
+  await page.locator('#dest-oauth-scope').fill('webhooks:write');
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.locator('#dest-oauth-token-url-error').getByText('http or https').waitFor();
+  assert.equal(await page.locator('#dest-oauth-token-url').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.locator('#dest-oauth-client-id-error').isHidden(), true);
+  assert.match(await page.locator('.alert-error').textContent(), /Not created/);
+  const listed = await api('GET', '/v1/destinations?limit=200');
+  assert.ok(!listed.json.data.some((x) => x.description === label), 'nothing was created');
+
+  await page.locator('#dest-oauth-token-url').fill(`${receiverBase}/token`);
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.getByRole('heading', { level: 1, name: label }).waitFor();
+  const id = (await page.locator('.page-header .subtitle').textContent()).trim();
+  const path = `/v1/destinations/${encodeURIComponent(id)}`;
+  const created = (await api('GET', path)).json;
+  assert.deepEqual(created.auth, {
+    type: 'oauth2_client_credentials', token_url: `${receiverBase}/token`, client_id: 'console-client',
+    client_secret: 'set', scope: 'webhooks:write',
+  });
+  // The page: token URL, client id, scope and the secret set, never the secret.
+  assert.equal(await page.locator('#oauth-token-url').textContent(), `${receiverBase}/token`);
+  assert.equal(await page.locator('#oauth-client-id').textContent(), 'console-client');
+  assert.equal(await page.locator('#oauth-scope').textContent(), 'webhooks:write');
+  assert.match(await page.locator('#oauth-secret').textContent(), /Client secret:\s*secret set/);
+  for (const html of [await page.content(), (await api('GET', path)).text, (await api('GET', '/v1/destinations?limit=200')).text]) {
+    assert.ok(!html.includes(clientSecret), 'a client secret was shown');
+  }
+  await shot(page, '20-destination-oauth');
+
+  // Editing another field leaves the OAuth settings alone: the secret is kept.
+  await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(id)}/edit`);
+  await page.getByRole('heading', { level: 1, name: 'Edit destination' }).waitFor();
+  await page.locator('#dest-oauth-secret-set').waitFor();
+  assert.equal(await page.locator('#dest-oauth-client-secret').inputValue(), '', 'the secret field starts empty');
+  assert.equal(await page.locator('#dest-oauth-token-url').inputValue(), `${receiverBase}/token`);
+  assert.equal(await page.locator('#dest-oauth-scope').inputValue(), 'webhooks:write');
+  assert.ok(!(await page.content()).includes(clientSecret));
+  await page.evaluate(() => window.scrollTo(0,
+    document.querySelector('#oauth-settings').getBoundingClientRect().top + window.scrollY - 72));
+  await shot(page, '21-destination-oauth-form');
+  await page.locator('#dest-description').fill(`${label} (ledger)`);
+  let patch = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(path));
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { level: 1, name: `${label} (ledger)` }).waitFor();
+  assert.deepEqual(JSON.parse((await patch).postData()), { description: `${label} (ledger)` });
+  assert.deepEqual((await api('GET', path)).json.auth, created.auth);
+  // The kept secret is the one typed at creation: a delivery asks for a token with it
+  // and sends the token.
+  await page.locator('#send-test').click();
+  await page.locator('#test-result .test-status').getByText('succeeded').waitFor({ timeout: 20000 });
+  assert.equal(received.tokenHeaders.authorization,
+    `Basic ${Buffer.from(`console-client:${clientSecret}`).toString('base64')}`);
+  assert.equal(received.okHeaders.authorization, 'Bearer console-token');
+
+  // A new scope sends the settings with "set" for the secret, which is kept.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.locator('#dest-oauth-secret-set').waitFor();
+  await page.locator('#dest-oauth-scope').fill('');
+  patch = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(path));
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#oauth-scope', { hasText: 'none' }).waitFor();
+  assert.deepEqual(JSON.parse((await patch).postData()), { auth: { ...created.auth, scope: null } });
+  assert.deepEqual((await api('GET', path)).json.auth, { ...created.auth, scope: null });
+
+  // Removed: the page says none, and so does the API.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.locator('#dest-oauth-remove').click();
+  assert.equal(await page.locator('#dest-oauth-token-url').inputValue(), '');
+  assert.equal(await page.locator('#dest-oauth-secret-set').count(), 0);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#oauth-none').waitFor();
+  assert.equal((await api('GET', path)).json.auth, null);
   assertNoProblems();
 });
 

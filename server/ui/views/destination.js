@@ -78,6 +78,7 @@ function detailBody(ctx, d, notices, reload) {
       : h('span', { class: 'muted' }, 'none: every event of its types')],
     ['Custom headers', headers],
     ['Mutual TLS', tlsFacts(d)],
+    ['OAuth 2.0', oauthFacts(d)],
     ['Max in flight', show(d.max_in_flight)],
     ['Rate limit', d.rate_limit === null || d.rate_limit === undefined ? show(null) : `${d.rate_limit} per second`],
     ['Ordering', d.ordering === 'fifo'
@@ -146,6 +147,24 @@ function tlsFacts(d) {
     ? 'Trusts its own CA certificate only'
     : 'Trusts the system\u2019s CAs'));
   return h('ul', { class: 'plain tls-facts', id: 'tls-facts' }, items);
+}
+
+// The OAuth settings as the API shows them: the token URL, client id and scope, and
+// whether a client secret is set (the secret itself is write-only and never sent to the
+// page).
+function oauthFacts(d) {
+  const auth = d.auth && typeof d.auth === 'object' ? d.auth : null;
+  if (!auth) return h('span', { class: 'muted', id: 'oauth-none' }, 'none');
+  return h('ul', { class: 'plain oauth-facts', id: 'oauth-facts' },
+    h('li', null, 'Token URL: ',
+      h('span', { class: 'mono break', id: 'oauth-token-url' }, show(auth.token_url))),
+    h('li', null, 'Client id: ', h('span', { class: 'mono break', id: 'oauth-client-id' }, show(auth.client_id))),
+    h('li', { id: 'oauth-secret' }, 'Client secret: ', auth.client_secret
+      ? h('span', { class: 'badge badge-ok badge-plain' }, 'secret set')
+      : h('span', { class: 'muted' }, 'none')),
+    h('li', null, 'Scope: ', auth.scope
+      ? h('span', { class: 'mono break', id: 'oauth-scope' }, auth.scope)
+      : h('span', { class: 'muted', id: 'oauth-scope' }, 'none')));
 }
 
 function secretPanel(ctx, id) {

@@ -304,6 +304,102 @@ function tlsSection(d) {
   };
 }
 
+// "OAuth 2.0": client credentials (RFC 6749 4.4); webhookd fetches a token from the token
+// URL and sends it as a bearer token with every attempt. The client secret is write-only:
+// a stored secret is never in the page; it shows as set and is kept (sent as "set")
+// unless a new one is typed, or every other field is emptied, which takes it with them.
+function oauthSection(d) {
+  const auth = d && d.auth && typeof d.auth === 'object' ? d.auth : null;
+  let secretStored = Boolean(auth && auth.client_secret);
+  const text = (id, name, value, attrs = {}) => h('input', {
+    id, name, autocomplete: 'off', spellcheck: 'false', value: value || '', ...attrs,
+  });
+  const tokenUrl = field('dest-oauth-token-url', 'Token URL', text('dest-oauth-token-url',
+    'auth_token_url', auth && auth.token_url, { type: 'url', placeholder: 'https://auth.example.com/oauth2/token' }),
+  'Where a token is asked for with the client credentials, as an http or https URL.');
+  const clientId = field('dest-oauth-client-id', 'Client id', text('dest-oauth-client-id',
+    'auth_client_id', auth && auth.client_id));
+  const secret = field('dest-oauth-client-secret', 'Client secret', text('dest-oauth-client-secret',
+    'auth_client_secret', '', {
+      type: 'password', autocomplete: 'new-password',
+      placeholder: secretStored ? 'Leave empty to keep the secret that is set' : '',
+    }),
+  'Write-only: once saved it shows as set and is never shown again.');
+  const scope = field('dest-oauth-scope', 'Scope (optional)', text('dest-oauth-scope',
+    'auth_scope', auth && auth.scope, { placeholder: 'webhooks:write' }),
+  'Space-separated, as the authorization server expects it; empty asks for none.');
+  secret.input.setAttribute('aria-describedby',
+    'dest-oauth-secret-status dest-oauth-client-secret-help dest-oauth-client-secret-error');
+
+  // Whether the fields other than the secret are all empty: the settings go with them.
+  const emptied = () => ![tokenUrl, clientId, scope].some((f) => f.input.value.trim());
+  const secretStatus = h('p', { class: 'key-status', id: 'dest-oauth-secret-status', 'aria-live': 'polite' });
+  const showSecretStatus = () => {
+    if (!secretStored) {
+      replace(secretStatus);
+    } else if (emptied()) {
+      replace(secretStatus, h('span', { class: 'badge badge-warn badge-plain' }, 'secret set'),
+        ' Emptied with the other fields, the secret that is set is removed when you save.');
+    } else {
+      replace(secretStatus, h('span', { class: 'badge badge-ok badge-plain', id: 'dest-oauth-secret-set' }, 'secret set'),
+        ' A client secret is set. It is kept unless you type a new one.');
+    }
+  };
+  for (const f of [tokenUrl, clientId, scope]) f.input.addEventListener('input', showSecretStatus);
+  showSecretStatus();
+  secret.node.insertBefore(secretStatus, secret.input);
+
+  const removed = h('p', { class: 'hint', id: 'dest-oauth-removed', 'aria-live': 'polite' });
+  const remove = auth ? button('Remove OAuth settings', () => {
+    for (const f of [tokenUrl, clientId, secret, scope]) f.input.value = '';
+    secretStored = false;
+    showSecretStatus();
+    replace(removed, 'The OAuth settings are removed when you save; fill them in again to replace them instead.');
+  }, { id: 'dest-oauth-remove', class: 'btn-small btn-secondary' }) : null;
+
+  // What the form holds, in the API's form: null for no settings. A required field left
+  // empty is sent as null for the API to name it.
+  const value = () => {
+    const typedSecret = secret.input.value;
+    if (emptied() && !typedSecret) return null;
+    return {
+      type: 'oauth2_client_credentials',
+      token_url: tokenUrl.input.value.trim() || null,
+      client_id: clientId.input.value.trim() || null,
+      client_secret: typedSecret || (secretStored ? 'set' : null),
+      scope: scope.input.value.trim() || null,
+    };
+  };
+  // What the destination has, in the same form, to see whether anything changed.
+  const trimmed = (x) => (typeof x === 'string' && x.trim()) || null;
+  const current = auth ? {
+    type: 'oauth2_client_credentials',
+    token_url: trimmed(auth.token_url),
+    client_id: trimmed(auth.client_id),
+    client_secret: auth.client_secret ? 'set' : null,
+    scope: trimmed(auth.scope),
+  } : null;
+
+  return {
+    fields: {
+      'auth.token_url': tokenUrl,
+      'auth.client_id': clientId,
+      'auth.client_secret': secret,
+      'auth.scope': scope,
+    },
+    value,
+    current,
+    node: h('fieldset', { class: 'oauth-settings', id: 'oauth-settings' },
+      h('legend', null, 'OAuth 2.0'),
+      h('p', { class: 'hint oauth-intro' },
+        'Only for receivers that want a bearer token from an OAuth 2.0 server (client credentials). Leave empty otherwise.'),
+      h('div', { class: 'grid-2 tight' }, tokenUrl.node, clientId.node),
+      h('div', { class: 'grid-2 tight' }, secret.node, scope.node),
+      remove ? h('div', { class: 'toolbar' }, remove) : null,
+      removed),
+  };
+}
+
 export function renderForm(ctx) {
   const editing = Boolean(ctx.params.id);
   const root = h('section', null, loading());
@@ -368,6 +464,8 @@ function formBody(ctx, d) {
   };
   const tls = tlsSection(d);
   Object.assign(fields, tls.fields);
+  const oauth = oauthSection(d);
+  Object.assign(fields, oauth.fields);
   const showTenant = !editing && ctx.role !== 'tenant';
   if (showTenant) {
     fields.tenant_id = field('dest-tenant', 'Tenant', h('input', {
@@ -394,6 +492,7 @@ function formBody(ctx, d) {
     h('div', { class: 'grid-2 tight' }, fields.max_in_flight.node, fields.rate_limit.node),
     h('div', { class: 'grid-2 tight' }, fields.ordering.node, fields.on_dead_letter.node),
     tls.node,
+    oauth.node,
     editing ? null : h('div', { class: 'field check' }, enabled,
       h('label', { for: 'dest-enabled' }, 'Enabled: deliver events as soon as it exists')),
     status,
@@ -453,6 +552,7 @@ function formBody(ctx, d) {
       ordering: fields.ordering.input.value,
       on_dead_letter: fields.on_dead_letter.input.value,
       tls: tls.value(),
+      auth: oauth.value(),
     };
     if (editing) {
       // Only what changed, so fields this form does not show are left alone.
@@ -468,6 +568,8 @@ function formBody(ctx, d) {
       if (!same(wanted.on_dead_letter, d.on_dead_letter || 'continue')) body.on_dead_letter = wanted.on_dead_letter;
       // The three go together: a change to any sends them all ("set" keeps the key).
       if (!same(wanted.tls, tls.current)) body.tls = wanted.tls;
+      // Likewise the OAuth settings ("set" keeps the client secret).
+      if (!same(wanted.auth, oauth.current)) body.auth = wanted.auth;
       if (!Object.keys(body).length) {
         ctx.navigate(cancelHref);
         return;
@@ -483,6 +585,7 @@ function formBody(ctx, d) {
       if (wanted.ordering !== 'none') body.ordering = wanted.ordering;
       if (wanted.on_dead_letter !== 'continue') body.on_dead_letter = wanted.on_dead_letter;
       if (wanted.tls) body.tls = wanted.tls;
+      if (wanted.auth) body.auth = wanted.auth;
       if (showTenant && v('tenant_id')) body.tenant_id = v('tenant_id');
       if (!enabled.checked) body.enabled = false;
     }

@@ -118,6 +118,10 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
         return Invalid(
             {{"auth.client_secret", "has no stored secret to keep: send the secret itself"}});
       }
+      // Else "set" with a new token URL would send the stored secret wherever it points.
+      if (current.auth->token_url != (*fields.auth)->token_url) {
+        return Invalid({{"auth.client_secret", "must be sent itself when auth.token_url changes"}});
+      }
     }
   }
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d,

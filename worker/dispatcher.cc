@@ -6,6 +6,7 @@
 #include "base/encoding.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/strings.h"
 #include "core/ids.h"
 #include "core/outcome.h"
 #include "core/retry_after.h"
@@ -268,6 +269,11 @@ void Dispatcher::SendAuthorized(std::shared_ptr<Sending> sending, Outgoing out, 
                   return;
                 }
                 Outgoing authorized = out;
+                // The token is the request's one Authorization: a custom header of that
+                // name gives way to it.
+                std::erase_if(authorized.headers, [](const auto& header) {
+                  return EqualsIgnoreCase(header.first, "Authorization");
+                });
                 authorized.headers.emplace_back("Authorization", "Bearer " + *token.value);
                 sender_.Start(std::move(authorized),
                               [this, sending, out, retried, used = *token.value](SendResult sent) {

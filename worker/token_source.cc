@@ -100,11 +100,13 @@ void TokenSource::Fetched(const std::pair<int64_t, std::string>& key, SendResult
     e.fetching = false;
     waiting.swap(e.waiting);
     if (t.value) {
-      // expires_in is RECOMMENDED; without it the token is used for this batch alone.
+      // expires_in is RECOMMENDED, not required: without it a token is taken to last
+      // kDefaultLifetime (and a 401 still replaces it at once).
       const auto json = nlohmann::json::parse(r.body, nullptr, false);
       const auto expires_in = json.find("expires_in");
-      const int64_t seconds =
-          expires_in != json.end() && expires_in->is_number() ? expires_in->get<int64_t>() : 0;
+      const int64_t seconds = expires_in != json.end() && expires_in->is_number()
+                                  ? expires_in->get<int64_t>()
+                                  : kDefaultLifetime.count();
       e.token = *t.value;
       e.usable_until = asked + std::chrono::seconds(seconds) - kMargin;
     }

@@ -40,6 +40,8 @@ class TokenSource {
 
   // A token is used until this long before it expires.
   static constexpr Duration kMargin = std::chrono::seconds(60);
+  // How long a token whose answer has no expires_in is taken to last.
+  static constexpr std::chrono::seconds kDefaultLifetime{300};
 
   // The token request of RFC 6749 section 4.4.2, client authenticated with HTTP Basic.
   static Outgoing Request(const DestinationAuth& auth);

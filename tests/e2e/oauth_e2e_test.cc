@@ -60,8 +60,10 @@ TEST(OauthE2eTest, TokensAreFetchedOnceRefetchedAfterA401AndAFailingEndpointSend
                      {"client_id", "hooks"},
                      {"client_secret", "s3cret"},
                      {"scope", "webhooks"}};
-  auto created =
-      webhookd.Call("POST", "/v1/destinations", {{"url", receiver.url()}, {"auth", auth}});
+  // A custom Authorization header gives way to the token (the receiver reads the first).
+  auto created = webhookd.Call(
+      "POST", "/v1/destinations",
+      {{"url", receiver.url()}, {"auth", auth}, {"headers", {{"Authorization", "Basic eDp5"}}}});
   ASSERT_EQ(created.status, 201) << created.body;
   const Json dst = Json::parse(created.body);
   EXPECT_EQ(dst["auth"]["client_secret"], "set");
@@ -110,6 +112,15 @@ TEST(OauthE2eTest, TokensAreFetchedOnceRefetchedAfterA401AndAFailingEndpointSend
   // Back: delivered.
   token_status = 200;
   ASSERT_TRUE(receiver.WaitFor(before + 2, 20s));
+  // "set" keeps the stored secret for the same token URL, never for another one.
+  const std::string path = "/v1/destinations/" + dst["id"].get<std::string>();
+  Json kept = auth;
+  kept["client_secret"] = "set";
+  EXPECT_EQ(webhookd.Call("PATCH", path, {{"auth", kept}}).status, 200);
+  kept["token_url"] = "http://127.0.0.1:1/elsewhere";
+  auto moved = webhookd.Call("PATCH", path, {{"auth", kept}});
+  EXPECT_EQ(moved.status, 422) << moved.body;
+  EXPECT_EQ(Json::parse(moved.body)["errors"][0]["field"], "auth.client_secret");
   for (const std::string& read :
        {"/v1/destinations/" + dst["id"].get<std::string>(), std::string("/v1/destinations")}) {
     EXPECT_EQ(webhookd.Call("GET", read).body.find("s3cret"), std::string::npos);

@@ -100,6 +100,20 @@ TEST(TokenSourceTest, ADroppedTokenOrNewCredentialsAskAgain) {
   EXPECT_EQ(sender.requests.size(), 4u);
 }
 
+TEST(TokenSourceTest, ATokenWithoutExpiresInLastsTheDefaultLifetime) {
+  testing::FakeClock clock;
+  HeldSender sender;
+  TokenSource tokens(sender, clock);
+  tokens.Get(7, kAuth, [](TokenSource::Token) {});
+  sender.Answer(200, R"({"access_token":"t1","token_type":"Bearer"})");
+  clock.Advance(TokenSource::kDefaultLifetime - TokenSource::kMargin - 1s);
+  tokens.Get(7, kAuth, [](TokenSource::Token) {});
+  EXPECT_EQ(sender.requests.size(), 1u);
+  clock.Advance(1s);
+  tokens.Get(7, kAuth, [](TokenSource::Token) {});
+  EXPECT_EQ(sender.requests.size(), 2u);
+}
+
 TEST(TokenSourceTest, AFailedRequestIsAnErrorForEveryoneWaitingAndIsNotCached) {
   testing::FakeClock clock;
   HeldSender sender;

@@ -173,7 +173,7 @@ void ParseTls(const Json& value, DestinationFields& out, std::vector<FieldError>
     errors.push_back({"tls", "must be an object or null"});
     return;
   }
-  constexpr size_t kMaxPem = 64 * 1024;
+  constexpr size_t kMaxPem = size_t{64} * 1024;
   DestinationTls tls;
   bool ok = true;
   for (const auto& [name, field] : value.items()) {

@@ -249,14 +249,15 @@ void Dispatcher::Start(ClaimedDelivery d) {
     return;
   }
   if (sending->delivery.auth) {
-    SendAuthorized(sending, std::move(out), /*retried=*/false);
+    SendAuthorized(sending, out, /*retried=*/false);
     return;
   }
   sender_.Start(std::move(out),
                 [this, sending](SendResult sent) { Finish(*sending, std::move(sent)); });
 }
 
-void Dispatcher::SendAuthorized(std::shared_ptr<Sending> sending, Outgoing out, bool retried) {
+void Dispatcher::SendAuthorized(const std::shared_ptr<Sending>& sending, const Outgoing& out,
+                                bool retried) {
   const ClaimedDelivery& d = sending->delivery;
   tokens_.Get(d.destination_id, *d.auth,
               [this, sending, out, retried](TokenSource::Token token) mutable {

@@ -67,7 +67,7 @@ class Dispatcher {
   // Signs the delivery and starts it on the sender.
   void Start(ClaimedDelivery d);
   // Sends with an OAuth token (docs/egress.md); after a 401, once more with a new token.
-  void SendAuthorized(std::shared_ptr<Sending> sending, Outgoing out, bool retried);
+  void SendAuthorized(const std::shared_ptr<Sending>& sending, const Outgoing& out, bool retried);
   // Runs on the sender's thread with the send's answer.
   void Finish(const Sending& s, SendResult sent);
   // A send ended: the claim loop is woken when enough room for a claim is free.

@@ -41,9 +41,9 @@ int64_t Number(const std::string& id) { return std::stoll(id.substr(id.find('_')
 // Every row webhookd keeps, as one digest: equal digests, nothing written.
 std::string Snapshot(TestDatabase& db) {
   std::string sql = "SELECT md5(concat_ws('|'";
-  for (const char* table : {"destinations", "destination_secrets", "events", "deliveries",
-                            "attempts", "dead_letters", "api_keys", "idempotency_keys",
-                            "event_types"}) {
+  for (const char* table :
+       {"destinations", "destination_secrets", "events", "deliveries", "attempts", "dead_letters",
+        "api_keys", "idempotency_keys", "event_types"}) {
     sql += std::string(", (SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ") + table + " t)";
   }
   return db.Scalar(sql + "))");

@@ -96,30 +96,36 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
                             ParseDestinationFields(body, /*creating=*/false));
   if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  // The stored destination, read once and only when a "set" must be checked against it.
+  std::optional<Destination> stored;
+  const auto current = [&]() -> Result<const Destination*> {
+    if (!stored) {
+      WEBHOOKD_ASSIGN_OR_RETURN(stored, stores_.destinations.GetDestination(id, req.scope));
+    }
+    return &*stored;
+  };
   if (fields.tls && *fields.tls) {
     DestinationTls check = **fields.tls;
     if (check.client_key == kHiddenHeaderValue) {
       // "set" keeps the stored key, which must then match the certificate given.
-      WEBHOOKD_ASSIGN_OR_RETURN(Destination current,
-                                stores_.destinations.GetDestination(id, req.scope));
-      if (!current.tls || !current.tls->client_key) {
+      WEBHOOKD_ASSIGN_OR_RETURN(const Destination* d, current());
+      if (!d->tls || !d->tls->client_key) {
         return Invalid({{"tls.client_key", "has no stored key to keep: send the key itself"}});
       }
-      check.client_key = current.tls->client_key;
+      check.client_key = d->tls->client_key;
     }
     WEBHOOKD_RETURN_IF_ERROR(CheckTls(check));
   }
   if (fields.auth && *fields.auth) {
     WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl((*fields.auth)->token_url, "auth.token_url"));
     if ((*fields.auth)->client_secret == kHiddenHeaderValue) {
-      WEBHOOKD_ASSIGN_OR_RETURN(Destination current,
-                                stores_.destinations.GetDestination(id, req.scope));
-      if (!current.auth) {
+      WEBHOOKD_ASSIGN_OR_RETURN(const Destination* d, current());
+      if (!d->auth) {
         return Invalid(
             {{"auth.client_secret", "has no stored secret to keep: send the secret itself"}});
       }
       // Else "set" with a new token URL would send the stored secret wherever it points.
-      if (current.auth->token_url != (*fields.auth)->token_url) {
+      if (d->auth->token_url != (*fields.auth)->token_url) {
         return Invalid({{"auth.client_secret", "must be sent itself when auth.token_url changes"}});
       }
     }

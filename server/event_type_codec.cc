@@ -43,16 +43,9 @@ Result<EventTypeBody> ParseEventTypeBody(std::string_view raw, bool creating,
                                          const std::string& current_examples) {
   // The schema and examples are kept as written (key order, big numbers), so they are
   // taken from the scanner as raw text; the checks parse a copy.
-  auto members = ScanJsonObject(raw, kMaxJsonDepth);
-  if (!members) {
-    if (members.error().kind == ErrorKind::kMalformed) {
-      return Fail(ErrorKind::kMalformed,
-                  "the body is not valid JSON (" + members.error().message + ")");
-    }
-    return Propagate(members);
-  }
+  WEBHOOKD_ASSIGN_OR_RETURN(std::vector<JsonMember> members, ScanJsonBody(raw));
   std::map<std::string, std::string_view> raws;  // a repeated member keeps its last value
-  for (const JsonMember& m : *members) raws[m.key] = m.raw;
+  for (const JsonMember& m : members) raws[m.key] = m.raw;
   const Json body = Json::parse(raw, nullptr, /*allow_exceptions=*/false);
   EventTypeBody out;
   std::vector<FieldError> errors;
@@ -145,17 +138,10 @@ std::string EventTypeListText(const EventTypeListing& listing) {
 
 Result<FilterTest> ParseFilterTest(std::string_view body) {
   // The payload's own bytes, as an event's are: a number beyond 2^64 is tested as written.
-  auto members = ScanJsonObject(body, kMaxJsonDepth);
-  if (!members) {
-    if (members.error().kind == ErrorKind::kMalformed) {
-      return Fail(ErrorKind::kMalformed,
-                  "the body is not valid JSON (" + members.error().message + ")");
-    }
-    return Propagate(members);
-  }
+  WEBHOOKD_ASSIGN_OR_RETURN(std::vector<JsonMember> members, ScanJsonBody(body));
   const JsonMember* filter = nullptr;
   const JsonMember* payload = nullptr;
-  for (const JsonMember& m : *members) {  // a repeated member keeps its last value
+  for (const JsonMember& m : members) {  // a repeated member keeps its last value
     if (m.key == "filter") filter = &m;
     if (m.key == "payload") payload = &m;
   }

@@ -376,20 +376,22 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   return out;
 }
 
+Result<std::vector<JsonMember>> ScanJsonBody(std::string_view body) {
+  auto members = ScanJsonObject(body, kMaxJsonDepth);
+  if (!members && members.error().kind == ErrorKind::kMalformed) {
+    return Fail(ErrorKind::kMalformed,
+                "the body is not valid JSON (" + members.error().message + ")");
+  }
+  return members;
+}
+
 Result<NewEvent> ParseNewEvent(std::string_view body) {
   // The payload is kept as the bytes it has in the body, so the scanner validates the
   // whole body and hands back each member's raw text instead of a parsed value.
-  auto members = ScanJsonObject(body, kMaxJsonDepth);
-  if (!members) {
-    if (members.error().kind == ErrorKind::kMalformed) {
-      return Fail(ErrorKind::kMalformed,
-                  "the body is not valid JSON (" + members.error().message + ")");
-    }
-    return Propagate(members);
-  }
+  WEBHOOKD_ASSIGN_OR_RETURN(std::vector<JsonMember> members, ScanJsonBody(body));
   // A repeated member keeps its last value, as JSON parsers commonly do.
   std::map<std::string, const JsonMember*> by_name;
-  for (const JsonMember& m : *members) by_name[m.key] = &m;
+  for (const JsonMember& m : members) by_name[m.key] = &m;
   const auto member = [&](const char* name) -> const JsonMember* {
     auto it = by_name.find(name);
     return it == by_name.end() ? nullptr : it->second;

@@ -13,6 +13,7 @@
 #include "core/delivery.h"
 #include "core/destination.h"
 #include "core/event.h"
+#include "core/json_scan.h"
 #include "core/page.h"
 #include "core/stats.h"
 #include "core/tenant.h"
@@ -35,6 +36,11 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
 // A POST /v1/events body {"type", "payload", "tenant_id"?, "destination_id"?}: kMalformed when it
 // is not JSON, kInvalid when it breaks a rule; `payload` keeps the exact bytes it has in `body`.
 Result<NewEvent> ParseNewEvent(std::string_view body);
+
+// The members of a body that must be one JSON object, each with its value's raw bytes
+// (core/json_scan.h): for bodies whose values are kept as written. kMalformed says where
+// the JSON breaks.
+Result<std::vector<JsonMember>> ScanJsonBody(std::string_view body);
 
 // The optional body of POST /v1/destinations/{id}/secret/rotate: {"secret"?,
 // "grace_period"?}; `grace` is `default_grace` when absent. An empty body is all defaults.

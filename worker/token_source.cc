@@ -76,6 +76,7 @@ void TokenSource::Drop(int64_t destination_id, const std::string& token) {
 void TokenSource::Fetched(const std::pair<int64_t, std::string>& key, SendResult r,
                           Timestamp asked) {
   Token t;
+  std::chrono::seconds lifetime{0};
   if (r.not_started) {
     t.not_started = true;
     t.error = "not started";
@@ -91,6 +92,12 @@ void TokenSource::Fetched(const std::pair<int64_t, std::string>& key, SendResult
       t.error = "token request failed: the answer holds no access_token";
     } else {
       t.value = token->get<std::string>();
+      // expires_in is RECOMMENDED, not required: without it a token is taken to last
+      // kDefaultLifetime (and a 401 still replaces it at once).
+      const auto expires_in = json.find("expires_in");
+      lifetime = expires_in != json.end() && expires_in->is_number()
+                     ? std::chrono::seconds(expires_in->get<int64_t>())
+                     : kDefaultLifetime;
     }
   }
   std::vector<Done> waiting;
@@ -100,15 +107,8 @@ void TokenSource::Fetched(const std::pair<int64_t, std::string>& key, SendResult
     e.fetching = false;
     waiting.swap(e.waiting);
     if (t.value) {
-      // expires_in is RECOMMENDED, not required: without it a token is taken to last
-      // kDefaultLifetime (and a 401 still replaces it at once).
-      const auto json = nlohmann::json::parse(r.body, nullptr, false);
-      const auto expires_in = json.find("expires_in");
-      const int64_t seconds = expires_in != json.end() && expires_in->is_number()
-                                  ? expires_in->get<int64_t>()
-                                  : kDefaultLifetime.count();
       e.token = *t.value;
-      e.usable_until = asked + std::chrono::seconds(seconds) - kMargin;
+      e.usable_until = asked + lifetime - kMargin;
     }
   }
   for (Done& done : waiting) done(t);

@@ -9,7 +9,9 @@ PgPool::PgPool(std::string url, int size, bool generic_plans,
     : url_(std::move(url)),
       generic_plans_(generic_plans),
       acquire_timeout_(acquire_timeout),
-      conns_(size) {
+      conns_(size),
+      made_in_(size, 0),
+      backoff_(std::chrono::milliseconds(50), std::chrono::seconds(1)) {
   for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
 }
 
@@ -53,11 +55,40 @@ PgPool::Lease::~Lease() {
 
 pqxx::connection& PgPool::Lease::conn() {
   auto& conn = pool_->conns_[slot_];
-  if (conn && !conn->is_open()) conn.reset();
-  if (!conn) conn = Connect(pool_->url_, pool_->generic_plans_);
+  const uint64_t epoch = pool_->epoch_.load();
+  if (conn && (!conn->is_open() || pool_->made_in_[slot_] != epoch)) conn.reset();
+  if (!conn) conn = pool_->Reconnect();
+  pool_->made_in_[slot_] = epoch;
   return *conn;
 }
 
-void PgPool::Lease::Discard() { pool_->conns_[slot_].reset(); }
+void PgPool::Lease::Discard() {
+  auto& conn = pool_->conns_[slot_];
+  if (!conn) return;
+  conn.reset();
+  // Only the first loss of an epoch raises it: connections already remade to the new
+  // primary must not be dropped again by the late failures of older ones.
+  uint64_t made_in = pool_->made_in_[slot_];
+  pool_->epoch_.compare_exchange_strong(made_in, made_in + 1);
+}
+
+std::unique_ptr<pqxx::connection> PgPool::Reconnect() {
+  {
+    std::lock_guard lock(mu_);
+    if (!backoff_.MayTry(std::chrono::steady_clock::now())) {
+      throw pqxx::broken_connection("the database is unavailable; reconnecting shortly");
+    }
+  }
+  try {
+    auto conn = Connect(url_, generic_plans_);
+    std::lock_guard lock(mu_);
+    backoff_.Succeeded();
+    return conn;
+  } catch (const std::exception&) {
+    std::lock_guard lock(mu_);
+    backoff_.Failed(std::chrono::steady_clock::now());
+    throw;
+  }
+}
 
 }  // namespace webhookd::pg

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -9,11 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "store/pg/reconnect_backoff.h"
+
 namespace webhookd::pg {
 
 // A fixed number of libpqxx connections, each used by one thread at a time (libpqxx
 // connections are not thread-safe). Connections are made lazily and remade after they
-// break, so the pool rides out a database restart.
+// break, so the pool rides out a database restart and a failover: with several hosts
+// and target_session_attrs=read-write in the URL, libpq picks whichever host is primary
+// now. When one connection is lost, every connection made before it is dropped at its
+// next use (they almost surely led to the same lost server), and reconnecting backs off
+// (ReconnectBackoff) while no host takes connections.
 class PgPool {
  public:
   // `generic_plans`: the connections plan each prepared statement once, for any
@@ -37,7 +45,8 @@ class PgPool {
     ~Lease();
     // Connects if needed; throws pqxx::broken_connection when the database is down.
     pqxx::connection& conn();
-    // The connection is suspect (it failed mid-use): close it so the next user reconnects.
+    // The connection is suspect (it failed mid-use): close it so the next user reconnects,
+    // and so do the pool's other connections made before it.
     void Discard();
 
    private:
@@ -57,14 +66,21 @@ class PgPool {
 
  private:
   void Release(size_t slot);
+  // Connect() unless a recent attempt failed and its backoff has not run out (then it
+  // throws pqxx::broken_connection at once).
+  std::unique_ptr<pqxx::connection> Reconnect();
 
   std::string url_;
   bool generic_plans_;
   std::chrono::milliseconds acquire_timeout_;
   std::mutex mu_;
   std::condition_variable free_cv_;
-  std::vector<std::unique_ptr<pqxx::connection>> conns_;
+  std::vector<std::unique_ptr<pqxx::connection>> conns_;  // slot i: its lease holder's
+  std::vector<uint64_t> made_in_;  // slot i: the epoch its connection was made in
   std::vector<size_t> free_;
+  // Raised when a connection of the current epoch is lost; older connections are dropped.
+  std::atomic<uint64_t> epoch_{0};
+  ReconnectBackoff backoff_;  // guarded by mu_
 };
 
 }  // namespace webhookd::pg

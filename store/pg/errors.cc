@@ -7,8 +7,11 @@ namespace webhookd::pg {
 namespace {
 
 bool IsConnectionState(const std::string& sqlstate) {
-  // 08: connection exception; 57P: operator intervention (shutdown); 53: resources.
-  return sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate.starts_with("53");
+  // 08: connection exception; 57P: operator intervention (shutdown); 53: resources;
+  // 25006: read-only transaction, which a primary that was demoted to a standby answers
+  // (the connection must go, so that libpq finds the new primary).
+  return sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate.starts_with("53") ||
+         sqlstate == "25006";
 }
 
 Error Unavailable(const char* message, bool* discard) {

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <pqxx/pqxx>
@@ -54,10 +56,7 @@ int RunFromRoot(const std::vector<std::string>& argv, const std::string& log) {
 
 }  // namespace
 
-PgCluster::PgCluster() : bin_(Env("WEBHOOKD_TEST_PG_BIN")), user_(Env("WEBHOOKD_TEST_PG_USER")) {
-  if (bin_.empty()) {
-    throw std::runtime_error("WEBHOOKD_TEST_PG_BIN is not set: run the tests with scripts/test");
-  }
+void PgCluster::MakeDirectory() {
   char templ[] = "/tmp/webhookd-pgc.XXXXXX";
   if (::mkdtemp(templ) == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = templ;
@@ -71,19 +70,34 @@ PgCluster::PgCluster() : bin_(Env("WEBHOOKD_TEST_PG_BIN")), user_(Env("WEBHOOKD_
   }
   data_ = dir_ + "/data";
   log_path_ = dir_ + "/postgres.log";
+}
+
+PgCluster::PgCluster() : bin_(Env("WEBHOOKD_TEST_PG_BIN")), user_(Env("WEBHOOKD_TEST_PG_USER")) {
+  if (bin_.empty()) {
+    throw std::runtime_error("WEBHOOKD_TEST_PG_BIN is not set: run the tests with scripts/test");
+  }
+  MakeDirectory();
   if (RunPg({"initdb", "-D", data_, "-U", "webhookd", "--auth=trust", "-E", "UTF8", "--no-locale",
              "--no-sync"}) != 0) {
     throw std::runtime_error("initdb failed; see " + dir_ + "/commands.log:\n" +
                              ReadFile(dir_ + "/commands.log"));
   }
+  StartOnFreePort();
+}
+
+void PgCluster::SetOptions() {
+  options_ = "-c port=" + std::to_string(port_) +
+             " -c listen_addresses=127.0.0.1 -c unix_socket_directories=" + dir_ +
+             // fsync off only spares the disk: an immediate shutdown kills processes,
+             // not the kernel, so what was written survives. synchronous_commit stays
+             // on: off, a commit acknowledged to webhookd could vanish in the restart.
+             " -c fsync=off -c max_connections=200 -c shared_buffers=64MB";
+}
+
+void PgCluster::StartOnFreePort() {
   for (int attempt = 0;; ++attempt) {
     port_ = FreePort();
-    options_ = "-c port=" + std::to_string(port_) +
-               " -c listen_addresses=127.0.0.1 -c unix_socket_directories=" + dir_ +
-               // fsync off only spares the disk: an immediate shutdown kills processes,
-               // not the kernel, so what was written survives. synchronous_commit stays
-               // on: off, a commit acknowledged to webhookd could vanish in the restart.
-               " -c fsync=off -c max_connections=200 -c shared_buffers=64MB";
+    SetOptions();
     try {
       Start();
       break;
@@ -92,6 +106,23 @@ PgCluster::PgCluster() : bin_(Env("WEBHOOKD_TEST_PG_BIN")), user_(Env("WEBHOOKD_
       if (attempt == 4) throw;
     }
   }
+}
+
+std::unique_ptr<PgCluster> PgCluster::StandbyOf(const PgCluster& primary) {
+  return std::unique_ptr<PgCluster>(new PgCluster(StandbyTag{}, primary));
+}
+
+PgCluster::PgCluster(StandbyTag, const PgCluster& primary)
+    : bin_(primary.bin_), user_(primary.user_) {
+  MakeDirectory();
+  // The initdb default pg_hba.conf trusts replication connections from 127.0.0.1, and
+  // wal_level=replica with 10 WAL senders is the default: nothing to set on the primary.
+  if (RunPg({"pg_basebackup", "-D", data_, "-h", "127.0.0.1", "-p", std::to_string(primary.port_),
+             "-U", "webhookd", "-R", "-X", "stream", "--no-sync", "-c", "fast"}) != 0) {
+    throw std::runtime_error("pg_basebackup failed; see " + dir_ + "/commands.log:\n" +
+                             ReadFile(dir_ + "/commands.log"));
+  }
+  StartOnFreePort();
 }
 
 PgCluster::~PgCluster() {
@@ -167,6 +198,66 @@ void PgCluster::RestartImmediate() {
   }
   running_ = true;
   WaitReady();
+}
+
+void PgCluster::MakeSynchronous() {
+  {
+    pqxx::connection conn(Url());
+    pqxx::nontransaction tx(conn);
+    tx.exec("ALTER SYSTEM SET synchronous_standby_names = '*'");
+    tx.exec("SELECT pg_reload_conf()");
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    pqxx::connection conn(Url());
+    pqxx::nontransaction tx(conn);
+    if (tx.exec("SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'").size() == 1) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("no standby became synchronous within 60 s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+void PgCluster::KillPostmaster() {
+  const std::string pidfile = ReadFile(data_ + "/postmaster.pid");
+  const pid_t postmaster = static_cast<pid_t>(std::atol(pidfile.c_str()));
+  if (postmaster <= 1) throw std::runtime_error("no postmaster.pid in " + data_);
+  // Its children first, found before it dies (they would then belong to init).
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = ReadFile(entry.path().string() + "/stat");
+    // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == postmaster) {
+      children.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  ::kill(postmaster, SIGKILL);
+  for (const pid_t child : children) ::kill(child, SIGKILL);
+  running_ = false;
+}
+
+void PgCluster::Promote() {
+  if (RunPg({"pg_ctl", "promote", "-D", data_, "-w", "-t", "60"}) != 0) {
+    throw std::runtime_error("pg_ctl promote failed; see " + log_path_ + ":\n" +
+                             ReadFile(log_path_));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    pqxx::connection conn(Url());
+    pqxx::nontransaction tx(conn);
+    if (!tx.exec("SELECT pg_is_in_recovery()")[0][0].as<bool>()) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("the promoted standby is still in recovery after 60 s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 void PgCluster::Stop() {

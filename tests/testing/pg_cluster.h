@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ class PgCluster {
  public:
   PgCluster();
   ~PgCluster();
+  // A streaming standby of `primary` (pg_basebackup -R -X stream) in a directory of its
+  // own, started on another free port; returns once it accepts (read-only) connections.
+  // It is a synchronous standby once the primary has MakeSynchronous().
+  static std::unique_ptr<PgCluster> StandbyOf(const PgCluster& primary);
   PgCluster(const PgCluster&) = delete;
   PgCluster& operator=(const PgCluster&) = delete;
 
@@ -38,9 +43,27 @@ class PgCluster {
   // A fast shutdown; quiet when it is not running.
   void Stop();
 
+  // On a primary: synchronous_standby_names = '*' (ALTER SYSTEM, so a standby made
+  // before keeps its own empty setting and does not wait for a standby of its own once
+  // promoted); returns once a standby streams as `sync` (pg_stat_replication).
+  void MakeSynchronous();
+  // SIGKILL to the postmaster and every process it started, as when the machine dies:
+  // no shutdown, no goodbye to the clients or the standby. Returns at once.
+  void KillPostmaster();
+  // On a standby: `pg_ctl promote`; returns once it accepts read-write transactions.
+  void Promote();
+
   const std::string& log_path() const { return log_path_; }
 
  private:
+  struct StandbyTag {};
+  // A fresh temporary directory (given to the cluster's owner), data_ and log_path_ in it.
+  void MakeDirectory();
+  PgCluster(StandbyTag, const PgCluster& primary);
+  // The server settings of this cluster's port; Start() runs with them.
+  void SetOptions();
+  // Starts on a free port, retrying with another when the port was taken meanwhile.
+  void StartOnFreePort();
   // Runs a PostgreSQL program of $WEBHOOKD_TEST_PG_BIN (as the cluster's owner); returns
   // its exit code; its output goes to the cluster's log directory.
   int RunPg(const std::vector<std::string>& args);

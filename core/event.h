@@ -27,6 +27,11 @@ struct NewEvent {
   // The event catalog generation its payload was checked against (0: unchecked): the
   // store refuses it with kStale if the catalog has changed since.
   int64_t catalog_generation = 0;
+  // The W3C trace context its attempts continue (docs/tracing.md): a traceparent naming
+  // the ingest span, and the producer's tracestate. nullopt: the database makes a fresh
+  // trace.
+  std::optional<std::string> traceparent = std::nullopt;
+  std::optional<std::string> tracestate = std::nullopt;
 };
 
 struct IdempotencyKey {

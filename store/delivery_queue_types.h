@@ -49,6 +49,11 @@ struct ClaimedDelivery {
   bool clean = false;
   std::optional<DestinationTls> tls = std::nullopt;    // mTLS, a CA of its own (key opened)
   std::optional<DestinationAuth> auth = std::nullopt;  // OAuth (client secret opened)
+  // The event's W3C trace context (docs/tracing.md): each attempt is a child span of it.
+  // Empty for events stored before webhookd kept one.
+  std::string traceparent;
+  std::string tracestate;
+  std::optional<std::string> tenant_id = std::nullopt;
 };
 
 struct ClaimedBatch {

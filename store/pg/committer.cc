@@ -66,8 +66,11 @@ void GroupCommitter::CommitLoop() {
 }
 
 void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
-  ArrayLiteral types, payloads, key_hashes, tenants, ordering_keys, generations;
+  ArrayLiteral types, payloads, key_hashes, tenants, ordering_keys, generations, traceparents,
+      tracestates;
   for (const Pending* p : group) {
+    traceparents.Add(p->event->traceparent);
+    tracestates.Add(p->event->tracestate);
     generations.Add(p->event->catalog_generation);
     types.Add(std::string_view(p->event->type));
     payloads.Add(std::string_view(p->event->payload));
@@ -96,7 +99,9 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                          .Add(key_hashes.Finish())
                          .Add(tenants.Finish())
                          .Add(ordering_keys.Finish())
-                         .Add(generations.Finish()));
+                         .Add(generations.Finish())
+                         .Add(traceparents.Finish())
+                         .Add(tracestates.Finish()));
     bool any_delivery = false;
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);

@@ -440,7 +440,9 @@ Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                          .Add(event.payload)
                          .Add(event.tenant_id)
                          .Add(event.ordering_key)
-                         .Add(event.catalog_generation));
+                         .Add(event.catalog_generation)
+                         .Add(event.traceparent)
+                         .Add(event.tracestate));
       if (ev.empty()) return CatalogChanged();
       receipt.event =
           Event{ev[0][0].as<int64_t>(), event.type,        event.payload, ToTimestamp(ev[0][1]), {},

@@ -150,6 +150,9 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
           a.contains("scope") ? std::optional(a["scope"].get<std::string>()) : std::nullopt};
     }
   }
+  d.traceparent = r[15].is_null() ? "" : r[15].c_str();
+  d.tracestate = r[16].is_null() ? "" : r[16].c_str();
+  if (!r[17].is_null()) d.tenant_id = r[17].c_str();
   return d;
 }
 

@@ -9,14 +9,19 @@
 -- payload (evaluated silently: unknown or an error is no delivery). $5: each row's
 -- ordering key (NULL: none). $6: the catalog generation each payload was checked against
 -- (0: unchecked); a row checked against an older catalog is not ingested and comes back
--- `stale`, for its caller to check again.
+-- `stale`, for its caller to check again. $7, $8: each row's trace context (NULL
+-- traceparent: a fresh trace).
 WITH input AS (
-  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation, t.ord
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, generation, ord)),
+  SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation,
+         t.traceparent, t.tracestate, t.ord
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
+                $7::text[], $8::text[])
+         WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, generation,
+                              traceparent, tracestate, ord)),
 catalog AS (SELECT generation FROM event_catalog),
 ids AS (
-  SELECT ord, type, payload, tenant_id, ordering_key, event_type_keys(type) AS keys,
+  SELECT ord, type, payload, tenant_id, ordering_key, traceparent, tracestate,
+         event_type_keys(type) AS keys,
          nextval(pg_get_serial_sequence('events', 'id')) AS id
     FROM input x
    WHERE (x.generation = 0 OR x.generation = (SELECT generation FROM catalog))
@@ -26,8 +31,11 @@ ids AS (
                     AND (k.expires_at IS NULL OR k.expires_at > now())
                     AND k.role IN ('publisher', 'admin')))),
 ev AS (
-  INSERT INTO events (id, type, payload, tenant_id, ordering_key) OVERRIDING SYSTEM VALUE
-  SELECT id, type, payload, tenant_id, ordering_key FROM ids ORDER BY ord RETURNING id),
+  INSERT INTO events (id, type, payload, tenant_id, ordering_key, traceparent, tracestate)
+    OVERRIDING SYSTEM VALUE
+  SELECT id, type, payload, tenant_id, ordering_key, coalesce(traceparent, new_traceparent()),
+         tracestate
+    FROM ids ORDER BY ord RETURNING id),
 dl AS (
   INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
   SELECT i.id, t.id, t.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (

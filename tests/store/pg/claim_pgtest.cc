@@ -587,8 +587,13 @@ TEST_F(ClaimPgTest, ReleasedClaimsArePendingAndDueWithNoAttemptUsed) {
 
 // The claim function holds the claim lock's value itself (it is SQL); it must be the one
 // store/pg/locks.h names, or nothing else that takes kClaimLock would exclude claims.
+// (claim_due wraps claim_due_untraced, which claims: migrations/0021_trace_context.sql.)
 TEST_F(ClaimPgTest, TheClaimFunctionTakesTheClaimLockOfLocksH) {
-  const std::string body = db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due'::regproc)");
+  const std::string wrapper =
+      db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due'::regproc)");
+  EXPECT_NE(wrapper.find("claim_due_untraced("), std::string::npos) << wrapper;
+  const std::string body =
+      db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due_untraced'::regproc)");
   EXPECT_NE(body.find("pg_advisory_xact_lock(" + N(pg::kClaimLock) + ")"), std::string::npos)
       << body;
 }

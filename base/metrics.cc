@@ -186,6 +186,12 @@ std::string Metrics::Render(const Gauges& gauges) const {
   w.Header("webhookd_rate_limited_total", "counter",
            "Claims that held a destination's due deliveries back for its rate limit.");
   w.Sample("webhookd_rate_limited_total", {}, rate_limited.value());
+  w.Header("webhookd_trace_spans_exported_total", "counter",
+           "Spans the OpenTelemetry collector accepted.");
+  w.Sample("webhookd_trace_spans_exported_total", {}, trace_spans_exported.value());
+  w.Header("webhookd_trace_spans_dropped_total", "counter",
+           "Spans dropped: the export queue was full, or the collector refused them.");
+  w.Sample("webhookd_trace_spans_dropped_total", {}, trace_spans_dropped.value());
   w.Header("webhookd_circuit_transitions_total", "counter",
            "Destination circuits moved by this process, by the state entered.");
   for (size_t i = 0; i < kCircuitStates.size(); ++i) {

@@ -78,6 +78,8 @@ class Metrics {
   Counter attempts_skipped;       // not sent: the circuit was open or the egress proxy was down
   Counter egress_proxy_failures;  // attempts the egress proxy could not be reached for
   Counter rate_limited;           // claims that held a destination back for its rate limit
+  Counter trace_spans_exported;   // spans the OTLP collector accepted
+  Counter trace_spans_dropped;    // spans lost: the export queue was full, or the collector refused
   // Circuits this process moved, by the state entered (CircuitState: closed, open,
   // half_open).
   std::array<Counter, 3> circuit_transitions;

@@ -59,7 +59,8 @@ enum class SamplerKind {
 
 class Sampler {
  public:
-  explicit Sampler(SamplerKind kind = SamplerKind::kParentBasedAlwaysOn, double ratio = 1.0);
+  Sampler() : Sampler(SamplerKind::kParentBasedAlwaysOn) {}
+  explicit Sampler(SamplerKind kind, double ratio = 1.0);
 
   // From the two variables' values (empty: unset). An unknown sampler or a bad ratio
   // falls back to the default with `*warning` set, as the specification asks.

@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "base/metrics.h"
+#include "core/trace_context.h"
 #include "net/resolver.h"
 #include "server/event_catalog.h"
 #include "server/problem.h"
@@ -20,6 +21,7 @@
 #include "store/key_store.h"
 #include "store/operations_store.h"
 #include "store/tenant_store.h"
+#include "trace/span.h"
 
 namespace webhookd {
 
@@ -32,6 +34,9 @@ struct ApiRequest {
   std::multimap<std::string, std::string> query;
   std::string body;
   std::optional<std::string> idempotency_key;
+  // W3C trace context headers, as received (empty: none).
+  std::string traceparent;
+  std::string tracestate;
   // Set when authentication was deferred to the store (see Authenticator::CheckOrDefer).
   std::optional<std::string> unverified_key_hash;
   // What the caller's key may see (see Authenticator); every store call gets it.
@@ -58,6 +63,9 @@ struct ApiOptions {
   std::string public_url;                          // WEBHOOKD_PUBLIC_URL: portal links
   int max_destinations_per_tenant = 1000;          // WEBHOOKD_MAX_DESTINATIONS_PER_TENANT
   bool strict_event_types = false;                 // WEBHOOKD_EVENT_TYPES=strict
+  // Where ingest spans go (null: nowhere) and which are sampled (docs/tracing.md).
+  trace::SpanSink* spans = nullptr;
+  Sampler sampler;
 };
 
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,

@@ -1,9 +1,11 @@
 // The event and delivery routes: /v1/events, /v1/deliveries and a delivery's attempts.
 #include "base/encoding.h"
+#include "base/random.h"
 #include "core/signing.h"
 #include "core/validation.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/ingest_trace.h"
 
 namespace webhookd {
 
@@ -17,8 +19,13 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
     }
     key = IdempotencyKey{*req.idempotency_key, HexEncode(Sha256(req.body))};
   }
+  const Timestamp received = SystemClock().Now();
   WEBHOOKD_ASSIGN_OR_RETURN(NewEvent event, ParseNewEvent(req.body));
   if (req.unverified_key_hash) event.verify_key_hash = *req.unverified_key_hash;
+  const IngestTrace trace =
+      StartIngestTrace(req.traceparent, req.tracestate, options_.sampler, SecureRandomBytes(24));
+  event.traceparent = trace.traceparent();
+  if (!trace.tracestate.empty()) event.tracestate = trace.tracestate;
   // Checked against the catalog as cached; the store refuses the event (kStale) if the
   // catalog has changed since, and it is checked again against the new one.
   Result<IngestReceipt> inserted;
@@ -32,9 +39,16 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
   Reply reply = JsonReply(202, ReceiptJson(receipt.event));
   if (receipt.replayed) {
     reply.headers.emplace_back("Idempotent-Replayed", "true");
-  } else if (metrics_ != nullptr) {
-    metrics_->events_ingested.Inc();
-    metrics_->deliveries_created.Inc(receipt.event.deliveries.size());
+  } else {
+    if (metrics_ != nullptr) {
+      metrics_->events_ingested.Inc();
+      metrics_->deliveries_created.Inc(receipt.event.deliveries.size());
+    }
+    if (options_.spans != nullptr && trace.sampled) {
+      options_.spans->Emit(IngestSpan(
+          trace, received, SystemClock().Now(),
+          {FormatId(kEventPrefix, receipt.event.id), receipt.event.tenant_id, receipt.event.type}));
+    }
   }
   return reply;
 }

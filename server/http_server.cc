@@ -387,6 +387,8 @@ Result<Reply> HttpServer::Call(const Route& route, HttpRequest& req) {
   api_req.query.insert(req.params.begin(), req.params.end());
   api_req.body = std::move(req.body);
   if (req.HasHeader("Idempotency-Key")) api_req.idempotency_key = req.Header("Idempotency-Key");
+  api_req.traceparent = req.Header("traceparent");
+  api_req.tracestate = req.Header("tracestate");
   api_req.unverified_key_hash = admitted.deferred;
   Result<Reply> handled = (api_->*route.handler)(api_req);
   // A key revoked since it was seen gets its 401, not another answer, so an error

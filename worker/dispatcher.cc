@@ -225,10 +225,18 @@ void Dispatcher::Start(ClaimedDelivery d) {
                  {"webhook-timestamp", std::to_string(UnixSeconds(started))},
                  {"webhook-signature", signature.value_or("")}};
   for (const auto& header : d.headers) out.headers.push_back(header);
+  // The attempt's own span context: a destination's custom header of that name gives way.
+  AttemptTrace trace = StartAttemptTrace(d, options_.sampler, SecureRandomBytes(24));
+  std::erase_if(out.headers, [](const auto& header) {
+    return EqualsIgnoreCase(header.first, "traceparent") ||
+           EqualsIgnoreCase(header.first, "tracestate");
+  });
+  out.headers.emplace_back("traceparent", trace.traceparent());
+  if (!trace.tracestate.empty()) out.headers.emplace_back("tracestate", trace.tracestate);
 
   // Shared, not moved into the callback: std::function must be copyable.
-  auto sending =
-      std::make_shared<Sending>(Sending{std::move(d), started, std::chrono::steady_clock::now()});
+  auto sending = std::make_shared<Sending>(
+      Sending{std::move(d), started, std::chrono::steady_clock::now(), std::move(trace)});
   if (sending->delivery.credential_error) {
     // Retryable: the operator can give the process the key it lacks.
     SendResult sent;
@@ -393,6 +401,9 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
          {"duration_ms", static_cast<int64_t>(rec.duration_ms)}});
   }
   if (metrics_ != nullptr) metrics_->attempt_duration.Observe(Seconds(elapsed));
+  if (options_.spans != nullptr && s.trace.sampled) {
+    options_.spans->Emit(AttemptSpan(d, s.trace, started, clock_.Now(), sent, rec.outcome));
+  }
   {
     std::lock_guard lock(records_mu_);
     records_.push_back(std::move(rec));

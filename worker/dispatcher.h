@@ -10,8 +10,11 @@
 #include "base/clock.h"
 #include "base/random.h"
 #include "core/retry_policy.h"
+#include "core/trace_context.h"
 #include "store/delivery_queue.h"
+#include "trace/span.h"
 #include "worker/async_sender.h"
+#include "worker/attempt_trace.h"
 #include "worker/token_source.h"
 
 namespace webhookd {
@@ -38,6 +41,10 @@ class Dispatcher {
     // The circuit breaker and auto-disabling; its default_max_in_flight is taken from
     // default_max_in_flight above.
     ProtectionSettings protection;
+    // Where finished attempt spans go (null: nowhere), and which are sampled
+    // (docs/tracing.md). Every attempt sends a traceparent either way.
+    trace::SpanSink* spans = nullptr;
+    Sampler sampler;
   };
 
   // Borrows every argument; each must outlive the Dispatcher. `metrics` may be null.
@@ -60,6 +67,7 @@ class Dispatcher {
     ClaimedDelivery delivery;
     Timestamp started;
     std::chrono::steady_clock::time_point steady_start;
+    AttemptTrace trace;
   };
 
   void ListenLoop();

@@ -25,6 +25,7 @@
 #include "base/random.h"
 #include "cmd/webhookd/cli.h"
 #include "cmd/webhookd/commands.h"
+#include "cmd/webhookd/tracing.h"
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/retry_policy.h"
@@ -162,6 +163,14 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   Store& store = *store_owner;
   CachedGauges gauges(store);
   if (CheckStoredCredentials(store, *config) != 0) return 1;
+  // OpenTelemetry's OTEL_* variables (docs/tracing.md): spans go to an OTLP exporter's
+  // thread when an endpoint is set; a bad setting stops start-up with its variable named.
+  auto tracing_or = Tracing::FromEnv(metrics);
+  if (!tracing_or) {
+    std::fprintf(stderr, "webhookd: %s\n", tracing_or.error().message.c_str());
+    return 2;
+  }
+  Tracing& tracing = **tracing_or;
 
   // The bootstrap key, once before serving when the database answers: a revoked one stays
   // revoked, and start-up fails rather than serve without the key the operator expects.
@@ -183,12 +192,17 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
       Log(LogLevel::kWarn, "could not record WEBHOOKD_EVENT_TYPES for webhookd.publish()",
           {{"error", mode.error().message}});
     }
-    rest = std::make_unique<Api>(
-        ApiStores{store, store, store, store, store, store, store, store}, resolver,
-        ApiOptions{config->allow_private_destinations, config->destination_max_in_flight,
-                   config->secret_grace, config->public_url, config->max_destinations_per_tenant,
-                   config->strict_event_types},
-        &metrics);
+    ApiOptions api_options;
+    api_options.allow_private_destinations = config->allow_private_destinations;
+    api_options.destination_max_in_flight = config->destination_max_in_flight;
+    api_options.secret_grace = config->secret_grace;
+    api_options.public_url = config->public_url;
+    api_options.max_destinations_per_tenant = config->max_destinations_per_tenant;
+    api_options.strict_event_types = config->strict_event_types;
+    api_options.spans = tracing.sink();
+    api_options.sampler = tracing.sampler();
+    rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store, store},
+                                 resolver, api_options, &metrics);
     auth = std::make_unique<Authenticator>(store);
   }
   std::optional<ListenAddress> listen = api ? std::optional(config->addr) : config->worker_addr;
@@ -256,6 +270,8 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     options.default_max_in_flight = config->destination_max_in_flight;
     options.protection.circuit = {config->circuit_threshold, config->circuit_cooldown};
     options.protection.disable_after = config->disable_after;
+    options.spans = tracing.sink();
+    options.sampler = tracing.sampler();
     dispatcher =
         std::make_unique<Dispatcher>(store, *sender, clock, random, policy, options, &metrics);
   }

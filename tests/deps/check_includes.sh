@@ -15,10 +15,11 @@ declare -A allowed=(
   [core]="base"
   [store]="base core"
   [store/pg]="base core store"
-  [server]="base core net store"
-  [worker]="base core net store"
+  [server]="base core net store trace"
+  [worker]="base core net store trace"
+  [trace]="base core"
   [client]="base core net"
-  [cmd/webhookd]="base core net store store/pg server worker client"
+  [cmd/webhookd]="base core net store store/pg server worker client trace"
 )
 
 # The room an include path or a file belongs to.

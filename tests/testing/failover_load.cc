@@ -216,13 +216,17 @@ void FailoverLoad::Check(const std::string& name) {
   const int64_t not_succeeded =
       std::stoll(Scalar(url_, "SELECT count(*) FROM deliveries WHERE status <> 'succeeded'"));
 
-  double without_primary = 0;
-  for (double s : without_primary_s_) without_primary += s;
+  std::string without_primary;
+  for (double s : without_primary_s_) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.2f", without_primary.empty() ? "" : ", ", s);
+    without_primary += buf;
+  }
   std::printf(
       "%s: %d events sent, %d accepted (202), %d refused (503), %d without an answer, %d "
       "kept although not acknowledged; %d 202'd events missing on the new primary, %lld "
-      "never delivered, %lld duplicates, %lld unexpected; %.2f s without a primary over "
-      "%zu failovers, 503s for %.2f s\n",
+      "never delivered, %lld duplicates, %lld unexpected; seconds without a primary, per "
+      "fault: %s; 503s for %.2f s\n",
       name.c_str(), sent, accepted, refused, transport, kept_after_refusal, lost_events,
       static_cast<long long>(lost), static_cast<long long>(duplicates),
       static_cast<long long>(unexpected), without_primary, without_primary_s_.size(), refusing_s_);

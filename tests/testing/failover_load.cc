@@ -229,7 +229,7 @@ void FailoverLoad::Check(const std::string& name) {
       "fault: %s; 503s for %.2f s\n",
       name.c_str(), sent, accepted, refused, transport, kept_after_refusal, lost_events,
       static_cast<long long>(lost), static_cast<long long>(duplicates),
-      static_cast<long long>(unexpected), without_primary, without_primary_s_.size(), refusing_s_);
+      static_cast<long long>(unexpected), without_primary.c_str(), refusing_s_);
   std::fflush(stdout);
 
   EXPECT_GT(accepted, 1000) << "too few events were accepted to mean anything";

@@ -82,8 +82,9 @@ FailoverLoad::~FailoverLoad() = default;
 void FailoverLoad::Run(const std::vector<Fault>& faults, int warmup, int between, int after) {
   std::atomic<bool> stop{false};
   std::mutex mu;
-  Clock::time_point first_refusal{}, last_refusal{};
-  std::atomic<bool> faulting{false};
+  // Per fault, from its start to the next one's: the first and the last refusal.
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> refusals(faults.size());
+  std::atomic<int> faulting{-1};
   std::vector<std::thread> producers;
   const auto start = Clock::now();
   for (int t = 0; t < kProducers; ++t) {
@@ -98,10 +99,11 @@ void FailoverLoad::Run(const std::vector<Fault>& faults, int warmup, int between
         a.status = res ? res->status : 0;
         if (a.status == 202) a.id = Json::parse(res->body)["id"];
         ++answered_;
-        if (a.status != 202 && faulting) {
+        if (const int f = faulting; a.status != 202 && f >= 0) {
           std::lock_guard lock(mu);
-          if (first_refusal == Clock::time_point{}) first_refusal = Clock::now();
-          last_refusal = Clock::now();
+          auto& [first, last] = refusals[f];
+          if (first == Clock::time_point{}) first = Clock::now();
+          last = Clock::now();
         }
         // A steady rate that overlaps the fault; a refusal is followed by the pause its
         // Retry-After asks for, as a client would.
@@ -113,17 +115,18 @@ void FailoverLoad::Run(const std::vector<Fault>& faults, int warmup, int between
     while (answered_ < n && Clock::now() - start < kMaxRun) std::this_thread::sleep_for(10ms);
   };
   int target = warmup;
-  for (const Fault& fault : faults) {
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const Fault& fault = faults[i];
     wait_answered(target);
-    faulting = true;
+    faulting = static_cast<int>(i);
     without_primary_s_.push_back(fault());
     target = answered_ + between;
   }
   wait_answered(target - between + after);
   stop = true;
   for (auto& p : producers) p.join();
-  if (first_refusal != Clock::time_point{}) {
-    refusing_s_ = std::chrono::duration<double>(last_refusal - first_refusal).count();
+  for (const auto& [first, last] : refusals) {
+    refusing_s_.push_back(std::chrono::duration<double>(last - first).count());
   }
 }
 
@@ -216,20 +219,24 @@ void FailoverLoad::Check(const std::string& name) {
   const int64_t not_succeeded =
       std::stoll(Scalar(url_, "SELECT count(*) FROM deliveries WHERE status <> 'succeeded'"));
 
-  std::string without_primary;
-  for (double s : without_primary_s_) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.2f", without_primary.empty() ? "" : ", ", s);
-    without_primary += buf;
-  }
+  const auto list = [](const std::vector<double>& seconds) {
+    std::string out;
+    for (double s : seconds) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : ", ", s);
+      out += buf;
+    }
+    return out;
+  };
   std::printf(
       "%s: %d events sent, %d accepted (202), %d refused (503), %d without an answer, %d "
       "kept although not acknowledged; %d 202'd events missing on the new primary, %lld "
       "never delivered, %lld duplicates, %lld unexpected; seconds without a primary, per "
-      "fault: %s; 503s for %.2f s\n",
+      "fault: %s; refusals (first to last), per fault: %s s\n",
       name.c_str(), sent, accepted, refused, transport, kept_after_refusal, lost_events,
       static_cast<long long>(lost), static_cast<long long>(duplicates),
-      static_cast<long long>(unexpected), without_primary.c_str(), refusing_s_);
+      static_cast<long long>(unexpected), list(without_primary_s_).c_str(),
+      list(refusing_s_).c_str());
   std::fflush(stdout);
 
   EXPECT_GT(accepted, 1000) << "too few events were accepted to mean anything";

@@ -53,7 +53,7 @@ class FailoverLoad {
   std::atomic<int> next_{0};
   std::atomic<int> answered_{0};
   std::vector<double> without_primary_s_;
-  double refusing_s_ = 0;  // from the first refusal (503 or no answer) to the last
+  std::vector<double> refusing_s_;  // per fault: its first refusal (503 or none) to its last
 };
 
 }  // namespace webhookd::testing

@@ -78,7 +78,12 @@ Result<TransportAnswer> CurlTransport::Post(
   add("Content-Type: " + std::string(content_type));
   // Without it, curl waits up to a second for a "100 Continue" before a large body.
   add("Expect:");
-  for (const auto& [name, value] : headers) add(name + ": " + value);
+  for (const auto& [name, value] : headers) {
+    std::string line = name;
+    line += ": ";
+    line += value;
+    add(line);
+  }
   const std::unique_ptr<curl_slist, SlistDeleter> owned(list);
 
   Reply reply;

@@ -112,7 +112,7 @@ void OtlpExporter::Run() {
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
     queue_since_ = clock_.Now();  // what is left waits from now
     lock.unlock();
-    Export(std::move(batch));
+    Export(batch);
     lock.lock();
   }
   finished_ = true;
@@ -125,7 +125,7 @@ OtlpExporter::TimePoint OtlpExporter::StopBy() {
   return stop_by_;
 }
 
-void OtlpExporter::Export(std::vector<Span> batch) {
+void OtlpExporter::Export(const std::vector<Span>& batch) {
   const size_t n = batch.size();
   const bool json = options_.protocol == OtlpProtocol::kHttpJson;
   const std::string body =

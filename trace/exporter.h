@@ -66,7 +66,7 @@ class OtlpExporter final : public SpanSink {
   void Run();
   // Sends one batch and answers for all its spans in the counters. Called by the thread
   // without `mu_`.
-  void Export(std::vector<Span> batch);
+  void Export(const std::vector<Span>& batch);
   // Waits on `cv_` until `until`, or less when a Shutdown's deadline comes first; false
   // when that deadline leaves no time to wait it out.
   bool Backoff(TimePoint until, TimePoint export_deadline);

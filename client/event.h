@@ -17,6 +17,9 @@ struct Event {
   std::optional<std::string> idempotency_key;
   // Orders it after the earlier events of this key on fifo destinations.
   std::optional<std::string> ordering_key = std::nullopt;
+  // W3C trace context headers (docs/tracing.md): the event joins the caller's trace.
+  std::optional<std::string> traceparent = std::nullopt;
+  std::optional<std::string> tracestate = std::nullopt;
 };
 
 // The body of POST /v1/events: {"type","payload","tenant_id"?,"destination_id"?,

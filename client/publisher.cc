@@ -33,11 +33,13 @@ PublishResult Publisher::Publish(const Event& event) {
   result.idempotency_key = event.idempotency_key ? *event.idempotency_key : NewIdempotencyKey();
   // Built once: the API ties the key to the body's hash, so every retry must send the
   // very same bytes.
-  const HttpRequest request{path_,
-                            {{"Authorization", authorization_},
-                             {"Content-Type", "application/json"},
-                             {"Idempotency-Key", result.idempotency_key}},
-                            EventBody(event)};
+  HttpRequest request{path_,
+                      {{"Authorization", authorization_},
+                       {"Content-Type", "application/json"},
+                       {"Idempotency-Key", result.idempotency_key}},
+                      EventBody(event)};
+  if (event.traceparent) request.headers.emplace_back("traceparent", *event.traceparent);
+  if (event.tracestate) request.headers.emplace_back("tracestate", *event.tracestate);
 
   deps_.budget.RecordRequest();
   while (true) {

@@ -17,6 +17,7 @@
 #include "client/publisher.h"
 #include "client/result_line.h"
 #include "cmd/webhookd/cli.h"
+#include "core/trace_context.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -37,7 +38,8 @@ using client::RetrySchedule;
 
 constexpr const char* kHelp = R"(Usage:
   webhookd send --type T [--tenant T] [--destination ID] [--idempotency-key K]
-                [--ordering-key O] [--data JSON | --data-file F]
+                [--ordering-key O] [--traceparent TP [--tracestate TS]]
+                [--data JSON | --data-file F]
   webhookd send --batch F [--concurrency N]
 
 Publishes events to webhookd's API (POST /v1/events), retrying what is worth retrying.
@@ -61,6 +63,9 @@ Options:
   --idempotency-key K    the event's Idempotency-Key (1-255 visible ASCII characters)
   --ordering-key O       the event's ordering_key: fifo destinations deliver the events of
                          one key one at a time, in order
+  --traceparent TP       a W3C traceparent: the event joins that trace, and so does every
+                         attempt to deliver it (docs/tracing.md)
+  --tracestate TS        the W3C tracestate that goes with --traceparent
   --data JSON            the payload
   --data-file F          the payload, read from the file F
   --batch F              events, one JSON object a line; blank lines are skipped
@@ -95,8 +100,8 @@ struct UsageError {
 };
 
 const std::vector<std::string> kSingleFlags = {
-    "--type",         "--tenant", "--destination", "--idempotency-key",
-    "--ordering-key", "--data",   "--data-file"};
+    "--type",        "--tenant",     "--destination", "--idempotency-key", "--ordering-key",
+    "--traceparent", "--tracestate", "--data",        "--data-file"};
 const std::vector<std::string> kOtherFlags = {"--batch", "--concurrency", "--max-attempts",
                                               "--max-wait"};
 
@@ -184,6 +189,23 @@ std::expected<Event, UsageError> SingleEvent(const std::map<std::string, std::st
   if (auto it = flags.find("--idempotency-key"); it != flags.end())
     event.idempotency_key = it->second;
   if (auto it = flags.find("--ordering-key"); it != flags.end()) event.ordering_key = it->second;
+  if (auto it = flags.find("--traceparent"); it != flags.end()) {
+    if (!ParseTraceparent(it->second)) {
+      return std::unexpected(
+          UsageError{"--traceparent: expected a W3C traceparent, e.g. "
+                     "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"});
+    }
+    event.traceparent = it->second;
+  }
+  if (auto it = flags.find("--tracestate"); it != flags.end()) {
+    if (!event.traceparent) {
+      return std::unexpected(UsageError{"--tracestate: needs --traceparent"});
+    }
+    if (ValidTracestate(it->second).empty()) {
+      return std::unexpected(UsageError{"--tracestate: expected a W3C tracestate (key=value,...)"});
+    }
+    event.tracestate = it->second;
+  }
 
   std::string source;
   std::optional<std::string> text;

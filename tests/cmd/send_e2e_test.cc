@@ -328,6 +328,24 @@ TEST(SendE2eTest, PublishesToWebhookdIdempotently) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM events"), "3");
 }
 
+// --traceparent joins the event to the caller's trace: the event keeps that trace id,
+// under webhookd's ingest span, and the tracestate as given.
+TEST(SendE2eTest, TheTraceparentJoinsTheEventToTheCallersTrace) {
+  testing::TestDatabase db;
+  testing::WebhookdProcess webhookd(db.url(), "server");
+  const std::string url = "http://127.0.0.1:" + std::to_string(webhookd.port());
+  SendRun run =
+      SendTo(url, webhookd.admin_key(),
+             {"--type", "order.created", "--data", "{}", "--traceparent",
+              "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "--tracestate", "rojo=1"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  const std::string stored = db.Scalar("SELECT traceparent FROM events");
+  EXPECT_TRUE(stored.starts_with("00-0af7651916cd43dd8448eb211c80319c-")) << stored;
+  EXPECT_FALSE(stored.starts_with("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331"))
+      << "the event names webhookd's ingest span, a child of the caller's";
+  EXPECT_EQ(db.Scalar("SELECT tracestate FROM events"), "rojo=1");
+}
+
 // --tenant and a batch line's tenant_id route the event to that tenant's destinations.
 TEST(SendE2eTest, TenantsReachTheirOwnDestinations) {
   testing::TestDatabase db;

@@ -65,6 +65,16 @@ TEST(SendCommandTest, BadFlagsNameTheFlag) {
   ExpectUsageError(Send({"--type", "x", "--data", "{}", "--max-attempts", "0"}), "--max-attempts");
   ExpectUsageError(Send({"--type", "x", "--data", "{}", "--max-wait", "1.5s"}), "--max-wait");
   ExpectUsageError(Send({"--type", "x", "--data", "{}", "--max-wait=10"}), "--max-wait");
+  ExpectUsageError(Send({"--type", "x", "--data", "{}", "--traceparent", "00-abc"}),
+                   "--traceparent");
+  ExpectUsageError(Send({"--type", "x", "--data", "{}", "--traceparent",
+                         "00-00000000000000000000000000000000-b7ad6b7169203331-01"}),
+                   "--traceparent");
+  ExpectUsageError(Send({"--type", "x", "--data", "{}", "--tracestate", "a=1"}), "--tracestate");
+  ExpectUsageError(
+      Send({"--type", "x", "--data", "{}", "--traceparent",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "--tracestate", "novalue"}),
+      "--tracestate");
 }
 
 TEST(SendCommandTest, ThePayloadMustBeAJsonObject) {

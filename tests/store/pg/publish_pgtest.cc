@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trace_context.h"
 #include "core/validation.h"
 #include "tests/testing/test_database.h"
 
@@ -251,6 +252,68 @@ TEST_F(PublishTest, TheSqlAndTheApiAcceptTheSameTypesAndTenants) {
         "SELECT webhookd.is_valid_event_type($1), webhookd.is_valid_tenant_id($1)", s);
     EXPECT_EQ(r[0][0].as<bool>(), IsValidEventType(s)) << "type \"" << s << "\"";
     EXPECT_EQ(r[0][1].as<bool>(), IsValidTenantId(s)) << "tenant \"" << s << "\"";
+  }
+}
+
+// publish(traceparent =>, tracestate =>): the event keeps a valid context as given and
+// gets a fresh trace for an invalid one, deciding as core/trace_context.cc does; the
+// context goes with that call alone, not with the next publish() of the transaction.
+TEST_F(PublishTest, TheTraceContextIsKeptWhenValidAndGoesWithThatCallAlone) {
+  auto c = App();
+  pqxx::work tx(*c);
+  tx.exec(
+      "SELECT webhookd.publish('order.paid', '{}', traceparent => "
+      "'00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate => 'rojo=1')");
+  tx.exec("SELECT webhookd.publish('order.paid', '{}')");
+  tx.exec(
+      "SELECT webhookd.publish('order.paid', '{}', traceparent => "
+      "'00-00000000000000000000000000000000-b7ad6b7169203331-01', tracestate => 'rojo=2')");
+  tx.commit();
+  pqxx::nontransaction read(*c);
+  auto rows =
+      read.exec("SELECT traceparent, coalesce(tracestate, '') FROM webhookd.events ORDER BY id");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(std::string(rows[0][0].c_str()),
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+  EXPECT_EQ(std::string(rows[0][1].c_str()), "rojo=1");
+  for (int i : {1, 2}) {
+    const std::string fresh = rows[i][0].c_str();
+    EXPECT_TRUE(ParseTraceparent(fresh)) << fresh;
+    EXPECT_EQ(fresh.find("0af7651916cd43dd8448eb211c80319c"), std::string::npos) << fresh;
+    EXPECT_EQ(std::string(rows[i][1].c_str()), "") << "no tracestate without a valid traceparent";
+  }
+}
+
+TEST_F(PublishTest, TheSqlTraceparentRuleIsTheApisRule) {
+  const std::vector<std::string> cases = {
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00",
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-ff",
+      " 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 ",
+      "cc-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-what-the-future-holds",
+      "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01.x",
+      "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      "0g-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+      "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+      "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-",
+      "00-0af7651916cd43dd8448eb211c8031-b7ad6b7169203331-01",
+      "",
+      "garbage"};
+  auto c = App();
+  pqxx::nontransaction tx(*c);
+  for (const std::string& tp : cases) {
+    auto r = tx.exec_params("SELECT webhookd.valid_traceparent($1)", tp);
+    const auto parsed = ParseTraceparent(tp);
+    if (!parsed) {
+      EXPECT_TRUE(r[0][0].is_null()) << "\"" << tp << "\"";
+      continue;
+    }
+    ASSERT_FALSE(r[0][0].is_null()) << "\"" << tp << "\"";
+    EXPECT_EQ(std::string(r[0][0].c_str()),
+              FormatTraceparent(parsed->trace_id, parsed->span_id, parsed->flags))
+        << "\"" << tp << "\"";
   }
 }
 

@@ -196,6 +196,17 @@ int main(int argc, char** argv) {
               static_cast<long long>(results.ok + results.failed),
               static_cast<long long>(results.ok), static_cast<long long>(results.failed), seconds,
               static_cast<double>(results.ok) / seconds);
+  // Open loop: every scheduled request counts. One never sent (still unsent at the hard
+  // deadline) or answered with a failure is infinitely late, so a server that falls
+  // behind cannot improve its percentiles by the requests it never took.
+  int64_t unsent = 0;
+  if (rate > 0) {
+    unsent = std::max<int64_t>(0, max_requests - results.ok - results.failed);
+    results.latency_ms.insert(results.latency_ms.end(),
+                              static_cast<size_t>(unsent + results.failed), INFINITY);
+    std::printf(" scheduled=%lld sent=%lld", static_cast<long long>(max_requests),
+                static_cast<long long>(results.ok + results.failed));
+  }
   std::printf("%s", Summary("", results.latency_ms).c_str());
 
   if (sink_port > 0) {
@@ -222,7 +233,12 @@ int main(int argc, char** argv) {
       if (auto it = arrivals.find(id); it != arrivals.end())
         e2e_ms.push_back(static_cast<double>(it->second - sent_ns) / 1e6);
     }
-    std::printf(" matched=%zu unmatched=%zu", e2e_ms.size(), results.sent.size() - e2e_ms.size());
+    const size_t matched = e2e_ms.size();
+    // Never matched at the sink, never accepted, never sent: infinitely late, all three.
+    e2e_ms.insert(e2e_ms.end(),
+                  results.sent.size() - matched + static_cast<size_t>(unsent + results.failed),
+                  INFINITY);
+    std::printf(" matched=%zu unmatched=%zu", matched, results.sent.size() - matched);
     std::printf("%s", Summary("e2e_", e2e_ms).c_str());
   }
   std::printf("\n");

@@ -585,6 +585,40 @@ TEST_F(ClaimPgTest, ReleasedClaimsArePendingAndDueWithNoAttemptUsed) {
   }
 }
 
+// Plans are logged by auto_explain at LOG level and reach the client as notices.
+struct PlanCapture final : pqxx::errorhandler {
+  explicit PlanCapture(pqxx::connection_base& c) : pqxx::errorhandler(c) {}
+  bool operator()(const char message[]) noexcept override {
+    text += message;
+    return true;
+  }
+  std::string text;
+};
+
+// The claim's events lookup (migrations/0021_trace_context.sql) probes the primary key
+// once per claimed row: a plain join was merged or hashed against the whole events table
+// on every claim, a cost that grew with every stored event.
+TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
+  CreateDestination(64);
+  db_.Exec(
+      "INSERT INTO events (type, payload) SELECT 'order.created', '{}' "
+      "FROM generate_series(1, 20000)");
+  Ingest(5);
+  db_.Exec("ANALYZE events");
+  auto conn = testing::TestDatabase::Connect(db_.url());
+  PlanCapture plans(*conn);
+  pqxx::nontransaction tx(*conn);
+  tx.exec("SET client_min_messages = log");
+  tx.exec("LOAD 'auto_explain'");
+  tx.exec("SET auto_explain.log_min_duration = 0");
+  tx.exec("SET auto_explain.log_nested_statements = on");
+  EXPECT_EQ(tx.exec("SELECT * FROM claim_due(64, 60000000, 1, 16)").size(), 5u);
+  EXPECT_THAT(plans.text, ::testing::HasSubstr("Index Scan using events_pkey on events x"))
+      << plans.text;
+  EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Merge"))) << plans.text;
+  EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan on events"))) << plans.text;
+}
+
 // The claim function holds the claim lock's value itself (it is SQL); it must be the one
 // store/pg/locks.h names, or nothing else that takes kClaimLock would exclude claims.
 // (claim_due wraps claim_due_untraced, which claims: migrations/0021_trace_context.sql.)

@@ -118,6 +118,24 @@ std::string ToHex(const SpanId& id) { return Hex(id); }
 TraceId TraceIdFrom(std::string_view bytes) { return IdFrom<16>(bytes); }
 SpanId SpanIdFrom(std::string_view bytes) { return IdFrom<8>(bytes); }
 
+SpanStart StartSpan(std::string_view traceparent, std::string_view tracestate,
+                    const Sampler& sampler, std::string_view random) {
+  SpanStart s;
+  s.span_id = SpanIdFrom(random.substr(0, 8));
+  std::optional<bool> parent_sampled;
+  if (auto parent = ParseTraceparent(traceparent)) {
+    s.trace_id = parent->trace_id;
+    s.parent = parent->span_id;
+    parent_sampled = parent->sampled();
+    s.tracestate = ValidTracestate(tracestate);
+  } else {
+    s.trace_id = TraceIdFrom(random.substr(8, 16));
+  }
+  s.sampled = sampler.Sample(s.trace_id, parent_sampled);
+  s.flags = s.sampled ? kSampledFlag : 0;
+  return s;
+}
+
 Sampler::Sampler(SamplerKind kind, double ratio) : kind_(kind), ratio_(ratio) {}
 
 Sampler Sampler::FromEnv(std::string_view sampler, std::string_view arg, std::string* warning) {

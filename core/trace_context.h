@@ -47,6 +47,26 @@ std::string ToHex(const SpanId& id);
 TraceId TraceIdFrom(std::string_view bytes);
 SpanId SpanIdFrom(std::string_view bytes);
 
+class Sampler;
+
+// A new span's place in its trace: a child of the context a `traceparent` names when it
+// is valid, else the root of a fresh trace; sampled as `sampler` decides.
+struct SpanStart {
+  TraceId trace_id{};
+  SpanId span_id{};
+  std::optional<SpanId> parent;  // nullopt: a root
+  uint8_t flags = 0;
+  std::string tracestate;  // the parent's, when valid; empty for a root
+  bool sampled = false;
+
+  // The context this span's children continue.
+  std::string traceparent() const { return FormatTraceparent(trace_id, span_id, flags); }
+};
+
+// `random` holds 24 random bytes: the span id, and a trace id for a root.
+SpanStart StartSpan(std::string_view traceparent, std::string_view tracestate,
+                    const Sampler& sampler, std::string_view random);
+
 // OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG.
 enum class SamplerKind {
   kAlwaysOn,

@@ -22,8 +22,8 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
   const Timestamp received = SystemClock().Now();
   WEBHOOKD_ASSIGN_OR_RETURN(NewEvent event, ParseNewEvent(req.body));
   if (req.unverified_key_hash) event.verify_key_hash = *req.unverified_key_hash;
-  const IngestTrace trace =
-      StartIngestTrace(req.traceparent, req.tracestate, options_.sampler, SecureRandomBytes(24));
+  const SpanStart trace =
+      StartSpan(req.traceparent, req.tracestate, options_.sampler, SecureRandomBytes(24));
   event.traceparent = trace.traceparent();
   if (!trace.tracestate.empty()) event.tracestate = trace.tracestate;
   // Checked against the catalog as cached; the store refuses the event (kStale) if the

@@ -2,25 +2,7 @@
 
 namespace webhookd {
 
-IngestTrace StartIngestTrace(std::string_view traceparent, std::string_view tracestate,
-                             const Sampler& sampler, std::string_view random) {
-  IngestTrace t;
-  t.span_id = SpanIdFrom(random.substr(0, 8));
-  std::optional<bool> parent_sampled;
-  if (auto producer = ParseTraceparent(traceparent)) {
-    t.trace_id = producer->trace_id;
-    t.parent = producer->span_id;
-    parent_sampled = producer->sampled();
-    t.tracestate = ValidTracestate(tracestate);
-  } else {
-    t.trace_id = TraceIdFrom(random.substr(8, 16));
-  }
-  t.sampled = sampler.Sample(t.trace_id, parent_sampled);
-  t.flags = t.sampled ? kSampledFlag : 0;
-  return t;
-}
-
-trace::Span IngestSpan(const IngestTrace& t, Timestamp start, Timestamp end,
+trace::Span IngestSpan(const SpanStart& t, Timestamp start, Timestamp end,
                        const IngestedEvent& event) {
   trace::Span span;
   span.trace_id = t.trace_id;

@@ -4,24 +4,6 @@
 
 namespace webhookd {
 
-AttemptTrace StartAttemptTrace(const ClaimedDelivery& d, const Sampler& sampler,
-                               std::string_view random) {
-  AttemptTrace t;
-  t.span_id = SpanIdFrom(random.substr(0, 8));
-  std::optional<bool> parent_sampled;
-  if (auto event = ParseTraceparent(d.traceparent)) {
-    t.trace_id = event->trace_id;
-    t.parent = event->span_id;
-    parent_sampled = event->sampled();
-    t.tracestate = d.tracestate;
-  } else {
-    t.trace_id = TraceIdFrom(random.substr(8, 16));
-  }
-  t.sampled = sampler.Sample(t.trace_id, parent_sampled);
-  t.flags = t.sampled ? kSampledFlag : 0;
-  return t;
-}
-
 std::string UrlForSpan(std::string_view url) {
   url = url.substr(0, url.find_first_of("?#"));
   const size_t scheme = url.find("://");
@@ -33,7 +15,7 @@ std::string UrlForSpan(std::string_view url) {
   return std::string(url.substr(0, host_from)) + std::string(url.substr(host_from + at + 1));
 }
 
-trace::Span AttemptSpan(const ClaimedDelivery& d, const AttemptTrace& t, Timestamp start,
+trace::Span AttemptSpan(const ClaimedDelivery& d, const SpanStart& t, Timestamp start,
                         Timestamp end, const SendResult& sent, Outcome outcome) {
   trace::Span span;
   span.trace_id = t.trace_id;

@@ -226,7 +226,7 @@ void Dispatcher::Start(ClaimedDelivery d) {
                  {"webhook-signature", signature.value_or("")}};
   for (const auto& header : d.headers) out.headers.push_back(header);
   // The attempt's own span context: a destination's custom header of that name gives way.
-  AttemptTrace trace = StartAttemptTrace(d, options_.sampler, SecureRandomBytes(24));
+  SpanStart trace = StartAttemptTrace(d, options_.sampler, SecureRandomBytes(24));
   std::erase_if(out.headers, [](const auto& header) {
     return EqualsIgnoreCase(header.first, "traceparent") ||
            EqualsIgnoreCase(header.first, "tracestate");

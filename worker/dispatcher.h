@@ -67,7 +67,7 @@ class Dispatcher {
     ClaimedDelivery delivery;
     Timestamp started;
     std::chrono::steady_clock::time_point steady_start;
-    AttemptTrace trace;
+    SpanStart trace;
   };
 
   void ListenLoop();

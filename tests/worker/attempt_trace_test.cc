@@ -42,7 +42,7 @@ ClaimedDelivery Delivery() {
 }
 
 TEST(AttemptTraceTest, IsAChildOfTheEventsSpan) {
-  const AttemptTrace t = StartAttemptTrace(Delivery(), Sampler(), kRandom);
+  const SpanStart t = StartAttemptTrace(Delivery(), Sampler(), kRandom);
   EXPECT_EQ(t.traceparent(), "00-0af7651916cd43dd8448eb211c80319c-0102030405060708-01");
   ASSERT_TRUE(t.parent);
   EXPECT_EQ(ToHex(*t.parent), "b7ad6b7169203331");
@@ -53,7 +53,7 @@ TEST(AttemptTraceTest, IsAChildOfTheEventsSpan) {
 TEST(AttemptTraceTest, FollowsTheEventsSampledFlag) {
   ClaimedDelivery d = Delivery();
   d.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
-  const AttemptTrace t = StartAttemptTrace(d, Sampler(), kRandom);
+  const SpanStart t = StartAttemptTrace(d, Sampler(), kRandom);
   EXPECT_FALSE(t.sampled);
   EXPECT_TRUE(t.traceparent().ends_with("-00"));
   EXPECT_TRUE(StartAttemptTrace(d, Sampler(SamplerKind::kAlwaysOn), kRandom).sampled);
@@ -62,7 +62,7 @@ TEST(AttemptTraceTest, FollowsTheEventsSampledFlag) {
 TEST(AttemptTraceTest, AnEventWithoutContextStartsATrace) {
   ClaimedDelivery d = Delivery();
   d.traceparent = "";
-  const AttemptTrace t = StartAttemptTrace(d, Sampler(), kRandom);
+  const SpanStart t = StartAttemptTrace(d, Sampler(), kRandom);
   EXPECT_EQ(ToHex(t.trace_id), "7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f");
   EXPECT_FALSE(t.parent);
   EXPECT_TRUE(t.tracestate.empty());
@@ -70,7 +70,7 @@ TEST(AttemptTraceTest, AnEventWithoutContextStartsATrace) {
 
 TEST(AttemptTraceTest, TheSpanHasTheDocumentedAttributes) {
   const ClaimedDelivery d = Delivery();
-  const AttemptTrace t = StartAttemptTrace(d, Sampler(), kRandom);
+  const SpanStart t = StartAttemptTrace(d, Sampler(), kRandom);
   SendResult sent;
   sent.status_code = 503;
   const trace::Span span =

@@ -159,18 +159,19 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   SystemRandom random;
   SystemResolver resolver;
   Metrics metrics;
-  auto store_owner = OpenStore(*config, api ? StoreUse::kServer : StoreUse::kWorker);
-  Store& store = *store_owner;
-  CachedGauges gauges(store);
-  if (CheckStoredCredentials(store, *config) != 0) return 1;
   // OpenTelemetry's OTEL_* variables (docs/tracing.md): spans go to an OTLP exporter's
-  // thread when an endpoint is set; a bad setting stops start-up with its variable named.
+  // thread when an endpoint is set. Read before anything is opened, so a bad setting
+  // stops start-up as a bad WEBHOOKD_* one does: exit 2, one line naming the variable.
   auto tracing_or = Tracing::FromEnv(metrics);
   if (!tracing_or) {
     std::fprintf(stderr, "webhookd: %s\n", tracing_or.error().message.c_str());
     return 2;
   }
   Tracing& tracing = **tracing_or;
+  auto store_owner = OpenStore(*config, api ? StoreUse::kServer : StoreUse::kWorker);
+  Store& store = *store_owner;
+  CachedGauges gauges(store);
+  if (CheckStoredCredentials(store, *config) != 0) return 1;
 
   // The bootstrap key, once before serving when the database answers: a revoked one stays
   // revoked, and start-up fails rather than serve without the key the operator expects.

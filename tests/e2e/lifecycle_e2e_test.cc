@@ -148,6 +148,9 @@ TEST(LifecycleE2eTest, ABadEnvironmentValueExitsTwoWithOneLineNamingIt) {
       {"WEBHOOKD_MAX_PAYLOAD_BYTES", "big"},
       {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "maybe"},
       {"WEBHOOKD_LOG_LEVEL", "loud"},
+      {"OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://127.0.0.1:4318"},
+      {"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"},
+      {"OTEL_BSP_MAX_QUEUE_SIZE", "many"},
   };
   for (const auto& [name, value] : bad) {
     for (const std::string command : {"server", "all"}) {
@@ -157,6 +160,8 @@ TEST(LifecycleE2eTest, ABadEnvironmentValueExitsTwoWithOneLineNamingIt) {
           {"DATABASE_URL", TestDatabase::AdminUrl()},
           {"WEBHOOKD_WORKER_ADDR", "127.0.0.1:0"},
           {"WEBHOOKD_ADDR", "127.0.0.1:" + std::to_string(FreePort())}};
+      // Export settings matter once there is somewhere to export to (nothing listens there).
+      if (name.starts_with("OTEL_")) env["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9";
       env[name] = value;
       auto [code, out] = RunWebhookd({command}, env);
       EXPECT_EQ(code, 2) << out;

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -50,6 +51,14 @@ TlsReceiver::TlsReceiver(const std::string& cert_file, const std::string& key_fi
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
   port_ = ntohs(addr.sin_port);
   thread_ = std::thread([this] { Serve(); });
+}
+
+int TlsReceiver::AwaitRefusedHandshakes(int n) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (refused_.load() < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return refused_.load();
 }
 
 TlsReceiver::~TlsReceiver() {

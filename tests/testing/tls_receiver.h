@@ -22,6 +22,9 @@ class TlsReceiver {
   std::string url() const { return "https://127.0.0.1:" + std::to_string(port_) + "/hook"; }
   int answered() const { return answered_.load(); }
   int refused_handshakes() const { return refused_.load(); }
+  // The client may see the refusal before the receiver's thread has counted it (with TLS
+  // 1.3 the alert is sent before SSL_accept returns): wait up to 5 s for `n` refusals.
+  int AwaitRefusedHandshakes(int n) const;
 
  private:
   void Serve();

@@ -52,7 +52,7 @@ TEST(MtlsTest, TheClientCertificateIsPresentedAndItsAbsenceRefusedInTheHandshake
     EXPECT_TRUE(r.error.has_value());
   }
   EXPECT_EQ(receiver.answered(), 1);
-  EXPECT_EQ(receiver.refused_handshakes(), 2);
+  EXPECT_EQ(receiver.AwaitRefusedHandshakes(2), 2);
 }
 
 TEST(MtlsTest, TheDestinationsCaAloneIsTrustedForTheReceiver) {

@@ -15,5 +15,5 @@ INSERT INTO events (type, payload, tenant_id)
 WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM destinations WHERE tenant_id = 'noisy')
 INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
   SELECT e.id, d.ids[1 + e.id % 20], 'noisy', now() FROM events e, d;
-ANALYZE;
+VACUUM ANALYZE;
 CHECKPOINT;

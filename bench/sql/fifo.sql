@@ -11,5 +11,5 @@ INSERT INTO events (type, payload, ordering_key)
 -- One statement: the fan-out's trigger marks them fifo when the destination is.
 INSERT INTO deliveries (event_id, destination_id, next_attempt_at, ordering_key)
   SELECT e.id, (SELECT max(id) FROM destinations), now(), e.ordering_key FROM events e;
-ANALYZE;
+VACUUM ANALYZE;
 CHECKPOINT;

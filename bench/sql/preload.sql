@@ -17,5 +17,5 @@ INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
          CASE WHEN e.id <= :slow THEN d.hang ELSE d.ok[1 + e.id % 3] END,
          CASE WHEN e.id <= :slow THEN now() - interval '1 minute' ELSE now() END
     FROM events e, d;
-ANALYZE;
+VACUUM ANALYZE;
 CHECKPOINT;

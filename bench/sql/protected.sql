@@ -27,5 +27,5 @@ INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
               ELSE d.ok[1 + e.id % 10] END,
          CASE WHEN e.id <= 2 * :m * :others THEN now() - interval '1 minute' ELSE now() END
     FROM events e, d;
-ANALYZE;
+VACUUM ANALYZE;
 CHECKPOINT;

@@ -11,5 +11,5 @@ INSERT INTO events (type, payload)
 WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM destinations)
 INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
   SELECT e.id, d.ids[1 + e.id % :dests], now() FROM events e, d;
-ANALYZE;
+VACUUM ANALYZE;
 CHECKPOINT;

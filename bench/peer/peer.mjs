@@ -1,84 +1,117 @@
-// scripts/bench's peer: graphile-worker, a popular PostgreSQL job queue for Node.js,
-// draining N pre-loaded jobs whose task is one POST to the benchmark's sink, timed like
-// webhookd's drain of pre-loaded deliveries (from the worker's start to the last
-// success). The task does what a webhook sender built on a job queue does at the least:
-// a keep-alive POST of the job's payload and a check of the status; it does not sign.
+// scripts/bench's peer: graphile-worker, a popular PostgreSQL job queue for Node.js, tuned
+// for throughput (preset.mjs), whose task signs and POSTs each job to a sink
+// (deliver.mjs).
 //
-// Usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL [--timeout S]
-// Prints: jobs= concurrency= seconds= per_s= failed=
+// Drain (the default): N jobs are pre-loaded with SQL, the database is vacuumed,
+// analyzed and checkpointed, then the worker is started and timed until the last job
+// succeeded, like webhookd's drain of pre-loaded deliveries.
+// Serve (--serve): the same worker with no jobs of its own, delivering jobs as they are
+// added (ingest.mjs adds them) until SIGTERM or SIGINT, then a clean stop.
+//
+// Usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL
+//                      --secret whsec_<base64> [--timeout S]
+//        node peer.mjs --serve --connection URL --concurrency C --sink URL
+//                      --secret whsec_<base64>
+// Prints (drain): jobs= concurrency= seconds= per_s= failed=
+//   and exits 1 unless all N jobs succeeded within --timeout seconds (default 600).
+// Prints (serve, on stopping): delivered= failed=
+// failed counts the task's failures (each is retried later, as the queue does).
+import { EventEmitter } from 'node:events';
 import { parseArgs } from 'node:util';
-import { Logger, run, runMigrations } from 'graphile-worker';
+import { run, runMigrations } from 'graphile-worker';
 import pg from 'pg';
+import { deliverTask } from './deliver.mjs';
+import { workerPreset } from './preset.mjs';
+
+const USAGE = `usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL --secret whsec_... [--timeout S]
+       node peer.mjs --serve --connection URL --concurrency C --sink URL --secret whsec_...`;
 
 const { values } = parseArgs({
   options: {
+    serve: { type: 'boolean', default: false },
     connection: { type: 'string' },
     jobs: { type: 'string' },
     concurrency: { type: 'string', default: '64' },
     sink: { type: 'string' },
+    secret: { type: 'string' },
     timeout: { type: 'string', default: '600' },
   },
 });
 const jobs = Number(values.jobs);
 const concurrency = Number(values.concurrency);
 const timeoutS = Number(values.timeout);
-if (!values.connection || !values.sink || !(jobs > 0) || !(concurrency > 0) || !(timeoutS > 0)) {
-  console.error('usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL [--timeout S]');
+if (!values.connection || !values.sink || !values.secret || !(Number.isInteger(concurrency) && concurrency > 0) ||
+    (!values.serve && !(Number.isInteger(jobs) && jobs > 0 && timeoutS > 0))) {
+  console.error(USAGE);
   process.exit(2);
 }
 
-// The queue's schema, then the jobs, before the clock starts (as webhookd's deliveries are
-// pre-loaded with SQL).
-await runMigrations({ connectionString: values.connection, logger: quietLogger() });
-const client = new pg.Client({ connectionString: values.connection });
-await client.connect();
-await client.query(
-  `SELECT graphile_worker.add_job('deliver', json_build_object(
-     'type', 'order.created',
-     'data', json_build_object('id', g, 'total', '9.99', 'currency', 'EUR', 'customer', 'cus_42')))
-     FROM generate_series(1, $1::int) g`,
-  [jobs],
-);
-await client.query('VACUUM ANALYZE graphile_worker._private_jobs');
-await client.end();
-
-let done = 0;
-let failed = 0;
-let finish;
-const allDone = new Promise((resolve) => { finish = resolve; });
-const started = process.hrtime.bigint();
-const runner = await run({
-  connectionString: values.connection,
-  concurrency,
+let task;
+try {
+  task = deliverTask({ sink: values.sink, secret: values.secret, connections: concurrency });
+} catch (error) {
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
+const { deliver, close } = task;
+const events = new EventEmitter();
+const options = {
+  preset: workerPreset({ connection: values.connection, concurrency, events }),
+  taskList: { deliver },
+  // Both modes decide when to stop, and stop the same way.
   noHandleSignals: true,
-  pollInterval: 1000,
-  logger: quietLogger(),
-  taskList: {
-    deliver: async (payload) => {
-      const res = await fetch(values.sink, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(payload),
-      });
-      await res.arrayBuffer();
-      if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
-    },
-  },
-});
-runner.events.on('job:success', () => { if (++done === jobs) finish(); });
-runner.events.on('job:error', () => { ++failed; });
-const timer = setTimeout(finish, timeoutS * 1000);
-await allDone;
-const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-clearTimeout(timer);
-await runner.stop();
-console.log(`jobs=${done} concurrency=${concurrency} seconds=${seconds.toFixed(3)} ` +
-  `per_s=${(done / seconds).toFixed(1)} failed=${failed}`);
-process.exit(done === jobs ? 0 : 1);
+};
+let succeeded = 0;
+let failed = 0;
+events.on('job:error', () => { ++failed; });
 
-// Errors only: a log line per job would cost the peer time webhookd does not spend.
-function quietLogger() {
-  return new Logger(() => (level, message) => {
-    if (level === 'error') console.error(message);
-  });
+if (values.serve) {
+  events.on('job:success', () => { ++succeeded; });
+  const runner = await run(options);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    // Lets running jobs finish and gives the local queue's locked jobs back.
+    await runner.stop();
+    await close();
+    console.log(`delivered=${succeeded} failed=${failed}`);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+} else {
+  // The queue's schema and the jobs before the clock starts, as webhookd's deliveries
+  // are pre-loaded with SQL; the payload's id becomes the webhook-id.
+  await runMigrations(options);
+  const client = new pg.Client({ connectionString: values.connection });
+  await client.connect();
+  await client.query(
+    `SELECT graphile_worker.add_job('deliver', json_build_object(
+       'id', 'evt_' || g,
+       'type', 'order.created',
+       'payload', json_build_object('id', g, 'total', '9.99', 'currency', 'EUR', 'customer', 'cus_42')))
+       FROM generate_series(1, $1::int) g`,
+    [jobs],
+  );
+  // The same preparation webhookd's drain gets: fresh statistics, and no checkpoint
+  // of the loading writes falling inside the timed run.
+  await client.query('VACUUM ANALYZE');
+  await client.query('CHECKPOINT');
+  await client.end();
+
+  let finish;
+  const allDone = new Promise((resolve) => { finish = resolve; });
+  events.on('job:success', () => { if (++succeeded === jobs) finish(); });
+  const timer = setTimeout(finish, timeoutS * 1000);
+  const started = process.hrtime.bigint();
+  const runner = await run(options);
+  await allDone;
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  clearTimeout(timer);
+  await runner.stop();
+  await close();
+  console.log(`jobs=${succeeded} concurrency=${concurrency} seconds=${seconds.toFixed(3)} ` +
+    `per_s=${(succeeded / seconds).toFixed(1)} failed=${failed}`);
+  process.exit(succeeded === jobs ? 0 : 1);
 }

@@ -3,9 +3,11 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <future>
 
@@ -147,6 +149,10 @@ CurlSender::CurlSender(Options options) : options_(std::move(options)), resolve_
   multi_ = curl_multi_init();
   curl_multi_setopt(Multi(multi_), CURLMOPT_MAXCONNECTS,
                     static_cast<long>(options_.max_connections));
+  curl_multi_setopt(Multi(multi_), CURLMOPT_SOCKETFUNCTION, OnSocket);
+  curl_multi_setopt(Multi(multi_), CURLMOPT_SOCKETDATA, this);
+  curl_multi_setopt(Multi(multi_), CURLMOPT_TIMERFUNCTION, OnTimer);
+  curl_multi_setopt(Multi(multi_), CURLMOPT_TIMERDATA, this);
   transfer_thread_ = std::thread([this] { TransferLoop(); });
 }
 
@@ -155,9 +161,11 @@ CurlSender::~CurlSender() {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
-  curl_multi_wakeup(Multi(multi_));
+  epoll_.Wake();
   transfer_thread_.join();
   for (void* easy : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(easy));
+  // Closing the kept-alive connections may still call OnSocket and OnTimer: epoll_ and
+  // timer_ outlive this.
   curl_multi_cleanup(Multi(multi_));
   curl_slist_free_all(static_cast<curl_slist*>(resolve_list_));
 }
@@ -203,7 +211,7 @@ void CurlSender::Submit(std::unique_ptr<Transfer> t) {
     std::lock_guard lock(mu_);
     submitted_.push_back(std::move(t));
   }
-  curl_multi_wakeup(Multi(multi_));
+  epoll_.Wake();
 }
 
 void CurlSender::CancelUnstarted() {
@@ -218,7 +226,7 @@ void CurlSender::CancelUnstarted() {
       t->result.error = "not started";
     }
   }
-  curl_multi_wakeup(Multi(multi_));
+  epoll_.Wake();
 }
 
 SendResult CurlSender::Send(const Outgoing& request) {
@@ -461,8 +469,67 @@ void CurlSender::Finish(Transfer* raw, int code) {
   done(std::move(r));
 }
 
-void CurlSender::TransferLoop() {
+int CurlSender::OnSocket(void*, int socket, int what, void* self, void* socketp) {
+  auto* sender = static_cast<CurlSender*>(self);
+  if (what == CURL_POLL_REMOVE) {
+    sender->epoll_.Forget(socket);
+    return 0;
+  }
+  const uint32_t events =
+      ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+  // curl keeps `socketp` for the socket until it is removed: non-null, it is in the set.
+  if (!sender->epoll_.Watch(socket, events, socketp != nullptr)) {
+    // The transfer then waits for nothing and ends at its timeout, as curl's timer stands.
+    Log(LogLevel::kError, "cannot watch a connection's socket", {{"error", std::strerror(errno)}});
+    return 0;
+  }
+  if (socketp == nullptr) curl_multi_assign(Multi(sender->multi_), socket, sender);
+  return 0;
+}
+
+int CurlSender::OnTimer(void*, long timeout_ms, void* self) {
+  auto* sender = static_cast<CurlSender*>(self);
+  // Never socket_action from here (curl forbids the recursion): the loop runs it, at once
+  // for 0.
+  if (timeout_ms < 0) {
+    sender->timer_.reset();
+  } else {
+    sender->timer_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  }
+  return 0;
+}
+
+void CurlSender::Act(int socket, uint32_t events) {
+  // With neither bit (an error or hang-up alone) curl checks the socket itself, so the
+  // attempt's error is the socket's own rather than curl's generic "select/poll returned
+  // error".
+  const int action =
+      ((events & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((events & EPOLLOUT) ? CURL_CSELECT_OUT : 0);
   int running = 0;
+  curl_multi_socket_action(Multi(multi_), socket, action, &running);
+}
+
+void CurlSender::RunTimerIfDue() {
+  if (!timer_ || *timer_ > std::chrono::steady_clock::now()) return;
+  // Cleared first: curl sets it again, from inside the call, when it still wants one. A
+  // timer run a little early (the callback's milliseconds are rounded down) is set again
+  // too, since a timeout run makes curl report its next one even when unchanged.
+  timer_.reset();
+  int running = 0;
+  curl_multi_socket_action(Multi(multi_), CURL_SOCKET_TIMEOUT, 0, &running);
+}
+
+void CurlSender::FinishDone() {
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(Multi(multi_), &left)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    Transfer* t = nullptr;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+    Finish(t, msg->data.result);
+  }
+}
+
+void CurlSender::TransferLoop() {
   for (;;) {
     std::vector<std::unique_ptr<Transfer>> batch;
     bool stop;
@@ -479,15 +546,18 @@ void CurlSender::TransferLoop() {
       Begin(std::move(t));
     }
     if (stop) break;
-    curl_multi_perform(Multi(multi_), &running);
-    int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(Multi(multi_), &left)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      Transfer* t = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
-      Finish(t, msg->data.result);
+    // Transfers just added are started by the timer too (curl sets it to 0 for them).
+    RunTimerIfDue();
+    FinishDone();
+    int timeout_ms = -1;  // with no timer, only a socket or Wake has work for this thread
+    if (timer_) {
+      const auto left = *timer_ - std::chrono::steady_clock::now();
+      // Rounded up: waking before the timer is due would spin until it is.
+      const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(ms, 0, INT_MAX));
     }
-    curl_multi_poll(Multi(multi_), nullptr, 0, 1000, nullptr);
+    epoll_.Wait(timeout_ms, [this](int socket, uint32_t events) { Act(socket, events); });
+    FinishDone();
   }
   // Whatever still runs is ended: the owner has stopped waiting for it.
   while (!running_.empty()) {

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -9,6 +12,7 @@
 
 #include "base/clock.h"
 #include "worker/async_sender.h"
+#include "worker/wakeable_epoll.h"
 
 namespace webhookd {
 
@@ -34,8 +38,18 @@ namespace webhookd {
 // SendResult::proxy_unreachable (the receiver was never asked); one that answers the
 // CONNECT with an error is an ordinary failed attempt.
 //
-// Threads: one transfer thread, which runs every transfer and calls every `done`; curl's
-// resolver threads, one per lookup in progress, which it ends or abandons at the deadline.
+// The transfer thread drives curl by events, so its work grows with the sockets that are
+// ready and the timers that are due, not with the number of attempts in flight (thousands,
+// each waiting on a slow receiver): curl tells it which sockets to watch and when its next
+// timeout is, it waits on an epoll instance of its own for that, and hands curl each
+// ready socket or the expired timer.
+//
+// Threads: one transfer thread, which runs every transfer, alone uses the multi handle
+// and the epoll instance until the destructor has joined it, and calls every `done`;
+// curl's resolver threads, one per lookup in progress, which it ends or abandons at the
+// deadline. The callers' threads only queue sends (Start) or mark the queued ones
+// cancelled (CancelUnstarted) under a mutex, then wake the transfer thread through the
+// epoll instance's eventfd.
 class CurlSender final : public Sender, public AsyncSender {
  public:
   struct Options {
@@ -71,6 +85,15 @@ class CurlSender final : public Sender, public AsyncSender {
  private:
   void Submit(std::unique_ptr<Transfer> t);
   void TransferLoop();
+  // curl's CURLMOPT_SOCKETFUNCTION and CURLMOPT_TIMERFUNCTION (CURL and CURLM are void,
+  // curl_socket_t is int): what to watch, and when to call it back for its timeouts.
+  static int OnSocket(void* easy, int socket, int what, void* self, void* socketp);
+  static int OnTimer(void* multi, long timeout_ms, void* self);
+  // Hands curl what is due: `socket` ready with `events` (epoll's), or its timer.
+  void Act(int socket, uint32_t events);
+  void RunTimerIfDue();
+  // Finishes every transfer curl reports done.
+  void FinishDone();
   void Begin(std::unique_ptr<Transfer> t);
   // Sets the request's options on `easy`; false when the deadline has passed.
   bool Configure(Transfer& t, void* easy);
@@ -80,8 +103,11 @@ class CurlSender final : public Sender, public AsyncSender {
   void FinishLookup(Transfer* t, int code);
 
   Options options_;
-  void* resolve_list_;  // curl_slist* of options_.resolve
-  void* multi_;         // CURLM*, used by the transfer thread alone (and curl_multi_wakeup)
+  void* resolve_list_;   // curl_slist* of options_.resolve
+  void* multi_;          // CURLM*, transfer thread only
+  WakeableEpoll epoll_;  // the sockets curl asks for; Wake from any thread
+  // When curl wants CURL_SOCKET_TIMEOUT; none: it has no timeout. Transfer thread only.
+  std::optional<std::chrono::steady_clock::time_point> timer_;
 
   std::mutex mu_;
   std::vector<std::unique_ptr<Transfer>> submitted_;  // guarded by mu_

@@ -67,10 +67,7 @@ class RequestParser {
           break;
         }
         case State::kLengthBody: {
-          const size_t take = std::min<size_t>(remaining_, rest.size());
-          request_.body.append(rest.substr(0, take));
-          consumed += take;
-          remaining_ -= take;
+          const size_t take = TakeBody(rest, consumed);
           body_seen_ |= take > 0;
           if (remaining_ > 0) return Status::kIncomplete;
           return Complete();
@@ -90,10 +87,7 @@ class RequestParser {
           break;
         }
         case State::kChunkData: {
-          const size_t take = std::min<size_t>(remaining_, rest.size());
-          request_.body.append(rest.substr(0, take));
-          consumed += take;
-          remaining_ -= take;
+          TakeBody(rest, consumed);
           if (remaining_ > 0) return Status::kIncomplete;
           state_ = State::kChunkEnd;
           break;
@@ -138,6 +132,16 @@ class RequestParser {
  private:
   enum class State { kHead, kLengthBody, kChunkSize, kChunkData, kChunkEnd, kTrailers };
   static constexpr size_t kMaxLine = 1024;
+
+  // Appends what `rest` holds of the body part still expected (remaining_) and returns
+  // its size; a Content-Length body and a chunk's data are read alike.
+  size_t TakeBody(std::string_view rest, size_t& consumed) {
+    const size_t take = std::min<size_t>(remaining_, rest.size());
+    request_.body.append(rest.substr(0, take));
+    consumed += take;
+    remaining_ -= take;
+    return take;
+  }
 
   Status Fail(int status) {
     error_status_ = status;

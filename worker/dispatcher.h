@@ -85,6 +85,9 @@ class Dispatcher {
   AttemptRecord Skip(const ClaimedDelivery& d);
   void Wake();
   void Backoff(Duration& delay);
+  void Recheck();
+  // Sleeps until a wake-up or `timeout`; true when the only wake-up was Recheck().
+  bool Sleep(Duration timeout);
   void Observe(const AttemptRecord& r, Timestamp now);
 
   DeliveryQueue& queue_;
@@ -100,11 +103,16 @@ class Dispatcher {
   std::atomic<int> in_flight_{0};
   // The last claim got fewer deliveries than it asked for.
   std::atomic<bool> held_back_{false};
+  // The claim loop sleeps because every slot is taken: only then does the end of a send
+  // wake it.
+  std::atomic<bool> slots_full_{false};
 
-  // The claim loop sleeps here; notifications, freed slots and Stop() wake it.
+  // The claim loop sleeps here; notifications, freed slots and Stop() wake it (woken_),
+  // and so do written outcomes (recheck_), which may or may not have made work due.
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
   bool woken_ = false;
+  bool recheck_ = false;
 
   // Sends the sender handed back unstarted at shutdown, and the end of the last send.
   std::mutex done_mu_;

@@ -124,7 +124,12 @@ class FakeQueue final : public DeliveryQueue {
     return static_cast<int>(claims.size());
   }
   Result<int> RequeueExpiredLeases() override { return 0; }
-  Result<std::optional<Timestamp>> NextDueAt() override { return std::optional<Timestamp>(); }
+  // Whatever waits in `due` is due at once (the epoch is before any clock's now).
+  Result<std::optional<Timestamp>> NextDueAt() override {
+    std::lock_guard lock(mu);
+    if (due.empty()) return std::optional<Timestamp>();
+    return std::optional<Timestamp>(Timestamp{});
+  }
   Result<std::unique_ptr<WakeupListener>> Listen() override {
     return std::unique_ptr<WakeupListener>(std::make_unique<FakeListener>());
   }
@@ -482,6 +487,30 @@ TEST(DispatcherTest, AClaimHeldBackByACapIsMadeAgainOnceOutcomesAreWritten) {
   Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
   Running run(dispatcher);
   EXPECT_TRUE(store.WaitForRecords(2, 5s)) << "the held-back claim waited for the poll";
+  run.Stop();
+}
+
+TEST(DispatcherTest, AnEndedSendThatFreesNothingDueCostsNoClaim) {
+  // One delivery, and nothing more due: its send ending and its outcome being written
+  // free a slot and a cap, but what is due is read from the hints (NextDueAt), and no
+  // claim is made for nothing.
+  FakeQueue store;
+  FakeSender sender;
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  Dispatcher::Options options = FastOptions();
+  options.fallback_poll = 1h;
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  std::this_thread::sleep_for(300ms);
+  {
+    std::lock_guard lock(store.mu);
+    // The first claim, and at most one more if the capped poll's 50 ms ran out before
+    // the outcome was written.
+    EXPECT_LE(store.claim_limits.size(), 2u);
+  }
   run.Stop();
 }
 

@@ -595,7 +595,7 @@ struct PlanCapture final : pqxx::errorhandler {
   std::string text;
 };
 
-// The claim's events lookup (migrations/0021_trace_context.sql) probes the primary key
+// The claim's events lookup (in its UPDATE since migrations/0023) probes the primary key
 // once per claimed row: a plain join was merged or hashed against the whole events table
 // on every claim, a cost that grew with every stored event.
 TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
@@ -613,7 +613,7 @@ TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
   tx.exec("SET auto_explain.log_min_duration = 0");
   tx.exec("SET auto_explain.log_nested_statements = on");
   EXPECT_EQ(tx.exec("SELECT * FROM claim_due(64, 60000000, 1, 16)").size(), 5u);
-  EXPECT_THAT(plans.text, ::testing::HasSubstr("Index Scan using events_pkey on events x"))
+  EXPECT_THAT(plans.text, ::testing::HasSubstr("Index Scan using events_pkey on events"))
       << plans.text;
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Merge"))) << plans.text;
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan on events"))) << plans.text;
@@ -621,13 +621,8 @@ TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
 
 // The claim function holds the claim lock's value itself (it is SQL); it must be the one
 // store/pg/locks.h names, or nothing else that takes kClaimLock would exclude claims.
-// (claim_due wraps claim_due_untraced, which claims: migrations/0021_trace_context.sql.)
 TEST_F(ClaimPgTest, TheClaimFunctionTakesTheClaimLockOfLocksH) {
-  const std::string wrapper =
-      db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due'::regproc)");
-  EXPECT_NE(wrapper.find("claim_due_untraced("), std::string::npos) << wrapper;
-  const std::string body =
-      db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due_untraced'::regproc)");
+  const std::string body = db_.Scalar("SELECT pg_get_functiondef('webhookd.claim_due'::regproc)");
   EXPECT_NE(body.find("pg_advisory_xact_lock(" + N(pg::kClaimLock) + ")"), std::string::npos)
       << body;
 }

@@ -619,6 +619,30 @@ TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan on events"))) << plans.text;
 }
 
+// The claim's one plan is made at a connection's first claim. Made on an empty database
+// it read deliveries whole (a sequential scan hashed against the picked rows), and kept
+// doing so as the table grew, until an ANALYZE: a claim of 16 rows took 16 ms at 50,000.
+TEST_F(ClaimPgTest, AClaimPlannedOnAnEmptyDatabaseStillFindsItsRowsByKeyOnceItHasGrown) {
+  CreateDestination(64);
+  auto conn = testing::TestDatabase::Connect(db_.url());
+  PlanCapture plans(*conn);
+  pqxx::nontransaction tx(*conn);
+  EXPECT_EQ(tx.exec("SELECT * FROM claim_due(64, 60000000, 1, 16)").size(), 0u);
+  tx.exec(
+      "INSERT INTO events (type, payload) SELECT 'order.created', '{}' "
+      "FROM generate_series(1, 5000)");
+  tx.exec(
+      "INSERT INTO deliveries (event_id, destination_id, next_attempt_at) "
+      "SELECT e.id, (SELECT min(id) FROM destinations), now() FROM events e");
+  tx.exec("SET client_min_messages = log");
+  tx.exec("LOAD 'auto_explain'");
+  tx.exec("SET auto_explain.log_min_duration = 0");
+  tx.exec("SET auto_explain.log_nested_statements = on");
+  EXPECT_EQ(tx.exec("SELECT * FROM claim_due(16, 60000000, 2, 16)").size(), 16u);
+  EXPECT_THAT(plans.text, ::testing::HasSubstr("Update on deliveries")) << plans.text;
+  EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan"))) << plans.text;
+}
+
 // The claim function holds the claim lock's value itself (it is SQL); it must be the one
 // store/pg/locks.h names, or nothing else that takes kClaimLock would exclude claims.
 TEST_F(ClaimPgTest, TheClaimFunctionTakesTheClaimLockOfLocksH) {

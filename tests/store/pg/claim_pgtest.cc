@@ -595,6 +595,15 @@ struct PlanCapture final : pqxx::errorhandler {
   std::string text;
 };
 
+// From here on the session's plans, the claim function's statements included, reach
+// PlanCapture as notices.
+void LogNestedPlans(pqxx::transaction_base& tx) {
+  tx.exec("SET client_min_messages = log");
+  tx.exec("LOAD 'auto_explain'");
+  tx.exec("SET auto_explain.log_min_duration = 0");
+  tx.exec("SET auto_explain.log_nested_statements = on");
+}
+
 // The claim's events lookup (in its UPDATE since migrations/0023) probes the primary key
 // once per claimed row: a plain join was merged or hashed against the whole events table
 // on every claim, a cost that grew with every stored event.
@@ -608,10 +617,7 @@ TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
   auto conn = testing::TestDatabase::Connect(db_.url());
   PlanCapture plans(*conn);
   pqxx::nontransaction tx(*conn);
-  tx.exec("SET client_min_messages = log");
-  tx.exec("LOAD 'auto_explain'");
-  tx.exec("SET auto_explain.log_min_duration = 0");
-  tx.exec("SET auto_explain.log_nested_statements = on");
+  LogNestedPlans(tx);
   EXPECT_EQ(tx.exec("SELECT * FROM claim_due(64, 60000000, 1, 16)").size(), 5u);
   EXPECT_THAT(plans.text, ::testing::HasSubstr("Index Scan using events_pkey on events"))
       << plans.text;
@@ -634,10 +640,7 @@ TEST_F(ClaimPgTest, AClaimPlannedOnAnEmptyDatabaseStillFindsItsRowsByKeyOnceItHa
   tx.exec(
       "INSERT INTO deliveries (event_id, destination_id, next_attempt_at) "
       "SELECT e.id, (SELECT min(id) FROM destinations), now() FROM events e");
-  tx.exec("SET client_min_messages = log");
-  tx.exec("LOAD 'auto_explain'");
-  tx.exec("SET auto_explain.log_min_duration = 0");
-  tx.exec("SET auto_explain.log_nested_statements = on");
+  LogNestedPlans(tx);
   EXPECT_EQ(tx.exec("SELECT * FROM claim_due(16, 60000000, 2, 16)").size(), 16u);
   EXPECT_THAT(plans.text, ::testing::HasSubstr("Update on deliveries")) << plans.text;
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan"))) << plans.text;

@@ -15,7 +15,7 @@ struct GroupCommitter::Pending {
 };
 
 GroupCommitter::GroupCommitter(const std::string& url, int committers)
-    : pool_(url, std::max(1, committers), /*generic_plans=*/true),
+    : pool_(url, std::max(1, committers), Plans::kGeneric),
       committers_count_(std::max(1, committers)) {}
 
 GroupCommitter::~GroupCommitter() {

@@ -4,10 +4,9 @@
 
 namespace webhookd::pg {
 
-PgPool::PgPool(std::string url, int size, bool generic_plans,
-               std::chrono::milliseconds acquire_timeout)
+PgPool::PgPool(std::string url, int size, Plans plans, std::chrono::milliseconds acquire_timeout)
     : url_(std::move(url)),
-      generic_plans_(generic_plans),
+      plans_(plans),
       acquire_timeout_(acquire_timeout),
       conns_(size),
       made_in_(size, 0),
@@ -15,12 +14,13 @@ PgPool::PgPool(std::string url, int size, bool generic_plans,
   for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
 }
 
-std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, bool generic_plans) {
+std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, Plans plans) {
   auto conn = std::make_unique<pqxx::connection>(url);
   {
     pqxx::nontransaction tx(*conn);
     tx.exec(std::string(sql::kSessionSetup.sql));
-    if (generic_plans) tx.exec(std::string(sql::kGenericPlans.sql));
+    if (plans != Plans::kPerCall) tx.exec(std::string(sql::kGenericPlans.sql));
+    if (plans == Plans::kGenericByKey) tx.exec(std::string(sql::kKeyPlans.sql));
   }
   // libpqxx registers these with the server lazily, on first use, so a connection made
   // before `migrate` works for the statements that need no table.
@@ -80,7 +80,7 @@ std::unique_ptr<pqxx::connection> PgPool::Reconnect() {
     }
   }
   try {
-    auto conn = Connect(url_, generic_plans_);
+    auto conn = Connect(url_, plans_);
     std::lock_guard lock(mu_);
     backoff_.Succeeded();
     return conn;

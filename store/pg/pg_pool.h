@@ -22,15 +22,24 @@ namespace webhookd::pg {
 // now. When one connection is lost, every connection made before it is dropped at its
 // next use (they almost surely led to the same lost server), and reconnecting backs off
 // (ReconnectBackoff) while no host takes connections.
+// How a pool's connections plan their prepared statements.
+enum class Plans {
+  // A plan for the arguments given, at every call: for the list queries, whose optional
+  // filters need one.
+  kPerCall,
+  // One plan for any arguments (sql/scripts/generic_plans.sql): for the hot batch
+  // statements, whose re-planning on every call cost as much as running them.
+  kGeneric,
+  // kGeneric, and that one plan reaches rows by key only (sql/scripts/key_plans.sql): for
+  // the worker's statements, whose plan made on a small table must still hold on a big one.
+  kGenericByKey,
+};
+
 class PgPool {
  public:
-  // `generic_plans`: the connections plan each prepared statement once, for any
-  // arguments (plan_cache_mode = force_generic_plan). For the hot batch statements, whose
-  // re-planning on every call cost as much as running them; not for the list queries,
-  // whose optional filters need a plan made for the arguments given.
   // `acquire_timeout` bounds the wait for a free connection (zero: wait as long as it
   // takes).
-  PgPool(std::string url, int size, bool generic_plans = false,
+  PgPool(std::string url, int size, Plans plans = Plans::kPerCall,
          std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds::zero());
   PgPool(const PgPool&) = delete;
   PgPool& operator=(const PgPool&) = delete;
@@ -62,7 +71,7 @@ class PgPool {
   // Makes a fresh connection set up as every webhookd connection is: UTC, a bounded
   // idle-in-transaction time, every statement of sql/ prepared.
   static std::unique_ptr<pqxx::connection> Connect(const std::string& url,
-                                                   bool generic_plans = false);
+                                                   Plans plans = Plans::kPerCall);
 
  private:
   void Release(size_t slot);
@@ -71,7 +80,7 @@ class PgPool {
   std::unique_ptr<pqxx::connection> Reconnect();
 
   std::string url_;
-  bool generic_plans_;
+  Plans plans_;
   std::chrono::milliseconds acquire_timeout_;
   std::mutex mu_;
   std::condition_variable free_cv_;

@@ -69,8 +69,8 @@ class PgWakeupListener final : public WakeupListener {
 
 PgStore::PgStore(const std::string& url, Options options)
     : box_(std::move(options.secrets)),
-      pool_(url, options.api_connections, /*generic_plans=*/false, options.api_acquire_timeout),
-      worker_pool_(url, options.worker_connections, /*generic_plans=*/true),
+      pool_(url, options.api_connections, Plans::kPerCall, options.api_acquire_timeout),
+      worker_pool_(url, options.worker_connections, Plans::kGenericByKey),
       committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)
                                         : nullptr) {}
 

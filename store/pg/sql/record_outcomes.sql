@@ -1,6 +1,9 @@
 -- One statement for a whole batch of attempt outcomes; rows whose claim token no longer
--- matches are left alone and get no attempt row (joined on the token too, so a stale
--- record of a delivery applied in the same batch gets none either).
+-- matches are left alone and get no attempt row. A row is found by its id and token
+-- alone: a token is set exactly while its row is in flight (migrations/0024), so the one
+-- plan is a key lookup per record (sql/scripts/key_plans.sql). What the rest of the
+-- statement needs of each applied record, the UPDATE returns: no join of the batch with
+-- itself, which without hash joins would cost the square of its size.
 --
 -- The same statement keeps each destination's protection (the columns:
 -- migrations/0011_protection.sql; this statement is where the breaker and the adaptive
@@ -32,34 +35,34 @@ upd AS (
          lease_until = NULL, claim_token = NULL, last_attempt_at = u.started_at,
          last_status_code = u.status_code, last_error = u.error, updated_at = now()
     FROM u
-   WHERE d.id = u.id AND d.claim_token = u.token AND d.status = 'in_flight'
-  RETURNING d.id, d.event_id, d.destination_id, u.token),
+   WHERE d.id = u.id AND d.claim_token = u.token
+  RETURNING d.id, d.event_id, d.destination_id, u.attempt_number, u.started_at,
+            u.duration_ms, u.status_code, u.error, u.body, u.outcome, u.next_status,
+            u.reason, u.disable, u.probe, u.jitter, u.ord),
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
                         error, response_body, outcome)
-  SELECT u.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, u.error,
-         u.body, u.outcome
-    FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token),
+  SELECT id, attempt_number, started_at, duration_ms, status_code, error, body, outcome
+    FROM upd),
 dl AS (
   INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count,
                             last_status_code, last_error)
-  SELECT u.id, upd.event_id, upd.destination_id, u.reason, u.attempt_number,
-         u.status_code, u.error
-    FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token
-   WHERE u.next_status = 'dead_lettered'
+  SELECT id, event_id, destination_id, reason, attempt_number, status_code, error
+    FROM upd
+   WHERE next_status = 'dead_lettered'
   RETURNING id, delivery_id, event_id, destination_id, tenant_id, reason),
 -- Protection: the applied outcomes per destination, in the order the worker wrote them.
 -- A failure counts toward the circuit (retryable, not 429); a failed attempt (any but a
 -- success or a skip) starts failing_since; 429 and 503 throttle the cap.
 seen AS (
-  SELECT upd.destination_id AS dst, u.ord, u.outcome, u.status_code, u.started_at, u.probe,
-         u.jitter,
-         u.disable, coalesce(u.error, 'HTTP ' || u.status_code) AS error,
-         u.outcome = 'success' AS ok,
-         u.outcome = 'retryable' AND u.status_code IS DISTINCT FROM 429 AS failure,
-         u.outcome IN ('retryable', 'permanent') AS failed,
-         coalesce(u.status_code IN (429, 503), false) AS throttle
-    FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token),
+  SELECT a.destination_id AS dst, a.ord, a.outcome, a.status_code, a.started_at, a.probe,
+         a.jitter,
+         a.disable, coalesce(a.error, 'HTTP ' || a.status_code) AS error,
+         a.outcome = 'success' AS ok,
+         a.outcome = 'retryable' AND a.status_code IS DISTINCT FROM 429 AS failure,
+         a.outcome IN ('retryable', 'permanent') AS failed,
+         coalesce(a.status_code IN (429, 503), false) AS throttle
+    FROM upd a),
 marked AS (
   SELECT s.*, max(s.ord) FILTER (WHERE s.ok) OVER (PARTITION BY s.dst) AS last_ok
     FROM seen s),
@@ -86,7 +89,9 @@ cur AS MATERIALIZED (
          t.next_probe_at, t.cooldown_us, t.success_run, t.ramping, t.disabled_reason,
          coalesce(t.max_in_flight, $20::int) AS max_cap,
          least(coalesce(t.effective_max_in_flight, t.max_in_flight, $20::int),
-               coalesce(t.max_in_flight, $20::int)) AS eff
+               coalesce(t.max_in_flight, $20::int)) AS eff,
+         b.oks, b.failures, b.failures_after_ok, b.first_failed, b.throttles, b.probe_ok,
+         b.probe_failed, b.gone, b.last_error, b.jitter
     FROM destinations t JOIN batch b ON b.dst = t.id
    WHERE NOT (b.all_ok AND t.circuit = 'closed' AND t.consecutive_failures = 0
               AND t.failing_since IS NULL AND t.effective_max_in_flight IS NULL)
@@ -95,14 +100,14 @@ cur AS MATERIALIZED (
               AND t.failing_since < now() - $19::bigint * interval '1 microsecond'))
    ORDER BY t.id FOR NO KEY UPDATE OF t),
 counted AS (
-  SELECT c.*, b.oks, b.throttles, b.gone, b.last_error, b.jitter,
-         CASE WHEN b.oks > 0 THEN b.failures_after_ok
-              ELSE c.consecutive_failures + b.failures END AS consecutive,
-         CASE WHEN b.oks > 0 THEN b.first_failed
-              ELSE coalesce(c.failing_since, b.first_failed) END AS failing_now,
-         c.circuit = 'half_open' AND b.probe_ok AS recovered,
-         c.circuit = 'half_open' AND NOT b.probe_ok AND b.probe_failed AS reopened
-    FROM cur c JOIN batch b ON b.dst = c.id),
+  SELECT c.*,
+         CASE WHEN c.oks > 0 THEN c.failures_after_ok
+              ELSE c.consecutive_failures + c.failures END AS consecutive,
+         CASE WHEN c.oks > 0 THEN c.first_failed
+              ELSE coalesce(c.failing_since, c.first_failed) END AS failing_now,
+         c.circuit = 'half_open' AND c.probe_ok AS recovered,
+         c.circuit = 'half_open' AND NOT c.probe_ok AND c.probe_failed AS reopened
+    FROM cur c),
 -- The cap: a recovery restarts it at 1, ramping; each 429/503 halves it and ends a ramp;
 -- successes double it while ramping, else a run of `eff` of them adds one.
 capped AS (

@@ -6,6 +6,10 @@
 -- statement (at most a claim's lease later).
 -- $1 ids, $2 claim tokens, $3 attempt numbers, $4 start times, $5 durations in ms,
 -- $6 status codes, $7 response bodies. Returns the applied delivery ids.
+-- A row is found by its id and claim token alone: a token is set exactly while its row
+-- is in flight (migrations/0024), so the one plan is a key lookup per record
+-- (sql/scripts/key_plans.sql). Each applied record's attempt comes from what the UPDATE
+-- returns, so no second join of the batch is needed.
 WITH u AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::int[],
                        $6::int[], $7::text[])
@@ -17,12 +21,11 @@ upd AS (
          lease_until = NULL, claim_token = NULL, last_attempt_at = u.started_at,
          last_status_code = u.status_code, last_error = NULL, updated_at = now()
     FROM u
-   WHERE d.id = u.id AND d.claim_token = u.token AND d.status = 'in_flight'
-  RETURNING d.id, u.token),
+   WHERE d.id = u.id AND d.claim_token = u.token
+  RETURNING d.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, u.body),
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
                         error, response_body, outcome)
-  SELECT u.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, NULL, u.body,
-         'success'
-    FROM u JOIN upd ON upd.id = u.id AND upd.token = u.token)
+  SELECT id, attempt_number, started_at, duration_ms, status_code, NULL, body, 'success'
+    FROM upd)
 SELECT id FROM upd

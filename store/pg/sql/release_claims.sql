@@ -1,4 +1,6 @@
+-- Hands claims back unstarted. A row is found by its id and claim token alone: a token is
+-- set exactly while its row is in flight (migrations/0024).
 UPDATE deliveries d SET status = 'pending', next_attempt_at = now(), lease_until = NULL,
        claim_token = NULL, updated_at = now()
   FROM unnest($1::bigint[], $2::bigint[]) AS u(id, token)
- WHERE d.id = u.id AND d.claim_token = u.token AND d.status = 'in_flight'
+ WHERE d.id = u.id AND d.claim_token = u.token

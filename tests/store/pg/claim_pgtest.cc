@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "store/pg/locks.h"
+#include "store/pg/pg_pool.h"
 #include "store/pg/pg_store.h"
 #include "tests/testing/pg_fixture.h"
 
@@ -644,6 +645,80 @@ TEST_F(ClaimPgTest, AClaimPlannedOnAnEmptyDatabaseStillFindsItsRowsByKeyOnceItHa
   EXPECT_EQ(tx.exec("SELECT * FROM claim_due(16, 60000000, 2, 16)").size(), 16u);
   EXPECT_THAT(plans.text, ::testing::HasSubstr("Update on deliveries")) << plans.text;
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan"))) << plans.text;
+}
+
+// Makes the one plan of each statement that ends claims, on `conn`, with no record.
+void PlanClaimEnds(pqxx::connection& conn) {
+  pqxx::nontransaction tx(conn);
+  tx.exec_prepared("record_successes", "{}", "{}", "{}", "{}", "{}", "{}", "{}");
+  tx.exec_prepared("record_outcomes", "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+                   "{}", "{}", "{}", "{}", 5, 30000000, 3600000000, "0.2", 0, 16,
+                   pg::kWakeupChannel, "{}");
+  tx.exec_prepared("release_claims", "{}", "{}");
+}
+
+// The statements that end claims, run as the worker runs them (its connections' plan
+// settings), each with three records of claims made by `claim` at 1,024 in flight.
+// Returns the plans auto_explain logged for them.
+std::string PlansOfClaimEnds(pqxx::connection& conn, const std::vector<ClaimedDelivery>& claim) {
+  const auto ids = [&](size_t from) {
+    return "{" + N(claim[from].delivery_id) + "," + N(claim[from + 1].delivery_id) + "," +
+           N(claim[from + 2].delivery_id) + "}";
+  };
+  const auto tokens = "{" + N(claim[0].claim_token) + "," + N(claim[0].claim_token) + "," +
+                      N(claim[0].claim_token) + "}";
+  PlanCapture plans(conn);
+  pqxx::nontransaction tx(conn);
+  LogNestedPlans(tx);
+  EXPECT_EQ(tx.exec_prepared("record_successes", ids(0), tokens, "{1,1,1}",
+                             "{2026-01-01Z,2026-01-01Z,2026-01-01Z}", "{1,1,1}", "{200,200,200}",
+                             "{\"\",\"\",\"\"}")
+                .size(),
+            3u);
+  EXPECT_EQ(
+      tx.exec_prepared("record_outcomes", ids(3), tokens, "{1,1,1}",
+                       "{2026-01-01Z,2026-01-01Z,2026-01-01Z}", "{1,1,1}", "{503,503,503}",
+                       "{NULL,NULL,NULL}", "{\"\",\"\",\"\"}", "{retryable,retryable,retryable}",
+                       "{pending,pending,pending}", "{30000000,30000000,30000000}",
+                       "{NULL,NULL,NULL}", "{f,f,f}", "{f,f,f}", 5, 30000000, 3600000000, "0.2", 0,
+                       16, pg::kWakeupChannel, "{0.5,0.5,0.5}")
+          .size(),
+      3u);
+  EXPECT_EQ(tx.exec_prepared("release_claims", ids(6), tokens).affected_rows(), 3u);
+  return plans.text;
+}
+
+// An outcome finds its row by id and claim token alone (migrations/0024), and the
+// worker's connections make no hash join (sql/scripts/key_plans.sql): with `status =
+// 'in_flight'` asked too, a plan made when few deliveries were in flight hashed the batch
+// against all of them, and went on doing so at 1,024 in flight.
+TEST_F(ClaimPgTest, OutcomesPlannedWhenFewWereInFlightLookUpEachRowByKeyWhenManyAre) {
+  CreateDestination(2000);
+  Ingest(1100);
+  db_.Exec("ANALYZE deliveries");
+  auto conn = pg::PgPool::Connect(db_.url(), pg::Plans::kGenericByKey);
+  PlanClaimEnds(*conn);  // each statement's one plan, made with none in flight
+  const auto claim = Claim(1024);
+  ASSERT_EQ(claim.size(), 1024u);
+  const std::string plans = PlansOfClaimEnds(*conn, claim);
+  EXPECT_THAT(plans, ::testing::HasSubstr("Index Scan using deliveries_pkey")) << plans;
+  EXPECT_THAT(plans, ::testing::Not(::testing::HasSubstr("deliveries_in_flight"))) << plans;
+  EXPECT_THAT(plans, ::testing::Not(::testing::HasSubstr("Hash Join"))) << plans;
+}
+
+// Made on a new, empty database, the one plan of an outcome must not read deliveries
+// whole once the table has grown: no sequential scan hashed against the batch.
+TEST_F(ClaimPgTest, OutcomesPlannedOnAnEmptyDatabaseLookUpEachRowByKeyOnceItHasGrown) {
+  CreateDestination(2000);
+  auto conn = pg::PgPool::Connect(db_.url(), pg::Plans::kGenericByKey);
+  PlanClaimEnds(*conn);
+  Ingest(1100);
+  const auto claim = Claim(1024);
+  ASSERT_EQ(claim.size(), 1024u);
+  const std::string plans = PlansOfClaimEnds(*conn, claim);
+  EXPECT_THAT(plans, ::testing::HasSubstr("Index Scan using deliveries_pkey")) << plans;
+  EXPECT_THAT(plans, ::testing::Not(::testing::HasSubstr("Seq Scan on deliveries"))) << plans;
+  EXPECT_THAT(plans, ::testing::Not(::testing::HasSubstr("Hash Join"))) << plans;
 }
 
 // The claim function holds the claim lock's value itself (it is SQL); it must be the one

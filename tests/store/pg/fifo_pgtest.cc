@@ -218,8 +218,10 @@ TEST_F(FifoPgTest, ALaterDeliveryInFlightHoldsAnEarlierOneThatCommittedAfterIt) 
       "interval '1 hour', claim_token = 1 WHERE id = " +
       N(DeliveryOf(a2, dst)));
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{});
-  db_.Exec("UPDATE webhookd.deliveries SET status = 'succeeded' WHERE id = " +
-           N(DeliveryOf(a2, dst)));
+  db_.Exec(
+      "UPDATE webhookd.deliveries SET status = 'succeeded', lease_until = NULL, "
+      "claim_token = NULL WHERE id = " +
+      N(DeliveryOf(a2, dst)));
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
 }
 

@@ -53,7 +53,7 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
           "0013_delivery_counts", "0014_due_destinations", "0015_list_indexes",
           "0016_producer_hardening", "0017_destination_quota", "0018_ordered_delivery",
           "0019_event_catalog", "0020_egress", "0021_trace_context", "0022_publish_trace_context",
-          "0023_claim_returns_trace_context"));
+          "0023_claim_returns_trace_context", "0024_claim_token_while_in_flight"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.
@@ -163,6 +163,11 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
         "INSERT INTO deliveries (event_id, destination_id, next_attempt_at)"
         "  SELECT id, 1, now() FROM events;"
         "UPDATE deliveries SET status = 'dead_lettered' WHERE id <= 5;"
+        // Two rows that break the rule 0024 states: a token on a finished delivery, and
+        // an in-flight one without its token.
+        "UPDATE deliveries SET status = 'succeeded', claim_token = 9 WHERE id = 6;"
+        "UPDATE deliveries SET status = 'in_flight', lease_until = now() + interval '1 hour'"
+        "  WHERE id = 7;"
         "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome)"
         "  SELECT id, 1, now(), 3, 'permanent' FROM deliveries WHERE id <= 5;"
         "INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count)"
@@ -183,7 +188,8 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
           "0012_claim_pending_destinations", "0013_delivery_counts", "0014_due_destinations",
           "0015_list_indexes", "0016_producer_hardening", "0017_destination_quota",
           "0018_ordered_delivery", "0019_event_catalog", "0020_egress", "0021_trace_context",
-          "0022_publish_trace_context", "0023_claim_returns_trace_context"));
+          "0022_publish_trace_context", "0023_claim_returns_trace_context",
+          "0024_claim_token_while_in_flight"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(db.Scalar("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
                       " WHERE schemaname = 'public'"),
@@ -195,6 +201,10 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.idempotency_keys"), "1");
   EXPECT_EQ(db.Scalar("SELECT key_hash FROM webhookd.api_keys"), "h1");
   EXPECT_EQ(Applied(db), AllVersions());
+  EXPECT_EQ(db.Scalar("SELECT status || ':' || coalesce(claim_token::text, '-')"
+                      " FROM webhookd.deliveries WHERE id = 6"),
+            "succeeded:-");
+  EXPECT_EQ(db.Scalar("SELECT status FROM webhookd.deliveries WHERE id = 7"), "pending");
 
   // The moved installation works: ids continue, the claim function is in place.
   pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 1});
@@ -206,7 +216,8 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
   ASSERT_EQ(receipt->event.deliveries.size(), 1u);
   auto claimed = store.ClaimDue(100, std::chrono::minutes(1), 1000);
   ASSERT_TRUE(claimed) << claimed.error().message;
-  EXPECT_EQ(claimed->deliveries.size(), 46u);  // the 45 pending moved ones and the new one
+  // The 43 pending moved ones, the one 0024 sent back from in flight, and the new one.
+  EXPECT_EQ(claimed->deliveries.size(), 45u);
   // A second run moves nothing and applies nothing.
   auto again = pg::Migrate(db.url(), all);
   ASSERT_TRUE(again);

@@ -647,6 +647,48 @@ TEST_F(ClaimPgTest, AClaimPlannedOnAnEmptyDatabaseStillFindsItsRowsByKeyOnceItHa
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan"))) << plans.text;
 }
 
+// Every row a destination offers stays locked until the claim commits, so each offers
+// twice its even share of the batch (migrations/0025), not its whole free cap: 10
+// destinations with room for 16 and a claim of 8 offer 2 each, not 8 each.
+TEST_F(ClaimPgTest, AClaimLocksTwiceItsShareOfTheBatchNotEveryDestinationsFreeCap) {
+  for (int i = 0; i < 10; ++i) CreateDestination(16);
+  Ingest(16);
+  auto conn = testing::TestDatabase::Connect(db_.url());
+  pqxx::work tx(*conn);
+  const auto claimed = tx.exec("SELECT destination_id FROM claim_due(8, 60000000, 1, 16)");
+  ASSERT_EQ(claimed.size(), 8u);
+  std::set<int64_t> destinations;
+  for (const auto& row : claimed) destinations.insert(row[0].as<int64_t>());
+  EXPECT_EQ(destinations.size(), 8u);  // each destination's first turn
+  // Offered and not picked: still pending, locked by this transaction.
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM deliveries WHERE status = 'pending'"
+                     " AND xmax = txid_current()::text::xid")[0]
+                .as<int>(),
+            10 * 2 - 8);
+}
+
+// Deliveries due at the same moment (one ingest statement stamps them all) are taken in
+// an order each claim draws afresh from its token: the same destinations do not always go
+// first, to drain first while the rest wait (migrations/0025).
+TEST_F(ClaimPgTest, TiesInDueTimeGoToDifferentDestinationsFirstAtEachClaim) {
+  std::vector<int64_t> all;
+  for (int i = 0; i < 10; ++i) all.push_back(CreateDestination(16));
+  db_.Exec("INSERT INTO events (type, payload) VALUES ('order.created', '{}')");
+  db_.Exec(
+      "INSERT INTO deliveries (event_id, destination_id, next_attempt_at)"
+      " SELECT (SELECT max(id) FROM events), d.id, '2026-01-01Z' FROM destinations d");
+  auto conn = testing::TestDatabase::Connect(db_.url());
+  std::set<int64_t> first;
+  for (int token = 1; token <= 20; ++token) {
+    pqxx::work tx(*conn);  // rolled back: each claim sees all ten due
+    const auto claimed =
+        tx.exec("SELECT destination_id FROM claim_due(5, 60000000, " + N(token) + ", 16)");
+    ASSERT_EQ(claimed.size(), 5u);
+    for (const auto& row : claimed) first.insert(row[0].as<int64_t>());
+  }
+  EXPECT_EQ(first, std::set<int64_t>(all.begin(), all.end()));
+}
+
 // Makes the one plan of each statement that ends claims, on `conn`, with no record.
 void PlanClaimEnds(pqxx::connection& conn) {
   pqxx::nontransaction tx(conn);

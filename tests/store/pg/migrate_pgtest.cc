@@ -54,7 +54,7 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
           "0016_producer_hardening", "0017_destination_quota", "0018_ordered_delivery",
           "0019_event_catalog", "0020_egress", "0021_trace_context", "0022_publish_trace_context",
           "0023_claim_returns_trace_context", "0024_claim_token_while_in_flight",
-          "0025_claim_locks_its_share"));
+          "0025_claim_locks_its_share", "0026_queue_indexes_keep_one_entry_per_row"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.
@@ -190,7 +190,8 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
           "0015_list_indexes", "0016_producer_hardening", "0017_destination_quota",
           "0018_ordered_delivery", "0019_event_catalog", "0020_egress", "0021_trace_context",
           "0022_publish_trace_context", "0023_claim_returns_trace_context",
-          "0024_claim_token_while_in_flight", "0025_claim_locks_its_share"));
+          "0024_claim_token_while_in_flight", "0025_claim_locks_its_share",
+          "0026_queue_indexes_keep_one_entry_per_row"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(db.Scalar("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
                       " WHERE schemaname = 'public'"),

@@ -15,13 +15,6 @@
 
 namespace webhookd::pg {
 
-// A fixed number of libpqxx connections, each used by one thread at a time (libpqxx
-// connections are not thread-safe). Connections are made lazily and remade after they
-// break, so the pool rides out a database restart and a failover: with several hosts
-// and target_session_attrs=read-write in the URL, libpq picks whichever host is primary
-// now. When one connection is lost, every connection made before it is dropped at its
-// next use (they almost surely led to the same lost server), and reconnecting backs off
-// (ReconnectBackoff) while no host takes connections.
 // How a pool's connections plan their prepared statements.
 enum class Plans {
   // A plan for the arguments given, at every call: for the list queries, whose optional
@@ -35,6 +28,13 @@ enum class Plans {
   kGenericByKey,
 };
 
+// A fixed number of libpqxx connections, each used by one thread at a time (libpqxx
+// connections are not thread-safe). Connections are made lazily and remade after they
+// break, so the pool rides out a database restart and a failover: with several hosts
+// and target_session_attrs=read-write in the URL, libpq picks whichever host is primary
+// now. When one connection is lost, every connection made before it is dropped at its
+// next use (they almost surely led to the same lost server), and reconnecting backs off
+// (ReconnectBackoff) while no host takes connections.
 class PgPool {
  public:
   // `acquire_timeout` bounds the wait for a free connection (zero: wait as long as it

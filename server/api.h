@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,6 +89,14 @@ class Api {
   Result<Reply> DeleteDestination(const ApiRequest& req);
 
   Result<Reply> CreateEvent(const ApiRequest& req);
+  // CreateEvent for a caller that must not wait (the listener's socket threads): true when
+  // it took `req` (moved from) and will call `answer` exactly once, perhaps later and from
+  // a store thread; false when the request needs CreateEvent (an idempotency key, a
+  // target destination, a catalog not cached, anything to refuse). `answer(nullopt)` hands the
+  // request back for CreateEvent after all: the store found the catalog changed since the check,
+  // and nothing was written. `answer` must not block.
+  using Answer = std::function<void(std::optional<Result<Reply>>)>;
+  bool CreateEventLater(ApiRequest& req, Answer answer);
   Result<Reply> GetEvent(const ApiRequest& req);
   Result<Reply> ListEvents(const ApiRequest& req);
 
@@ -115,6 +124,8 @@ class Api {
  private:
   // kInvalid on `field` when the URL's host is or resolves to a non-public address.
   Result<void> CheckDestinationUrl(const std::string& url, const std::string& field = "url");
+  // CreateEvent's 202 for a stored event, with its metrics and span.
+  Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 
   ApiStores stores_;
   Resolver& resolver_;

@@ -74,18 +74,24 @@ Result<Scope> Authenticator::Check(std::string_view header, Access access) {
   return Lookup(*hash, access);
 }
 
+std::optional<Authenticator::Deferred> Authenticator::DeferIfSeen(std::string_view header,
+                                                                  Access access) {
+  auto hash = HashOf(header);
+  if (!hash) return std::nullopt;
+  std::lock_guard lock(mu_);
+  auto it = seen_.find(*hash);
+  if (it != seen_.end() && it->second.until > std::chrono::steady_clock::now() &&
+      Allows(it->second.role, access)) {
+    return Deferred{it->second.scope, std::move(*hash)};
+  }
+  return std::nullopt;
+}
+
 Result<Authenticator::Deferred> Authenticator::CheckOrDefer(std::string_view header,
                                                             Access access) {
+  if (auto deferred = DeferIfSeen(header, access)) return std::move(*deferred);
   auto hash = HashOf(header);
   if (!hash) return Propagate(hash);
-  {
-    std::lock_guard lock(mu_);
-    auto it = seen_.find(*hash);
-    if (it != seen_.end() && it->second.until > std::chrono::steady_clock::now() &&
-        Allows(it->second.role, access)) {
-      return Deferred{it->second.scope, std::move(*hash)};
-    }
-  }
   auto scope = Lookup(*hash, access);
   if (!scope) return Propagate(scope);
   return Deferred{std::move(*scope), std::nullopt};

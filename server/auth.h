@@ -45,6 +45,9 @@ class Authenticator {
   // again; its hash is returned instead, so a revoked or expired key still gets its 401
   // at once. Otherwise as Check, with no hash.
   Result<Deferred> CheckOrDefer(std::string_view authorization_header, Access access);
+  // CheckOrDefer's answer when it needs no lookup (the key was seen live within the last
+  // minute and its role is admitted), else nullopt: never waits on the store.
+  std::optional<Deferred> DeferIfSeen(std::string_view authorization_header, Access access);
 
   // Whether the key was found live within the last minute, asked without the store: the
   // keys that pass while their address is over its failed-authentication limit.

@@ -44,6 +44,19 @@ Result<int64_t> EventCatalog::Check(const NewEvent& event) {
   return snapshot->generation;
 }
 
+std::optional<Result<int64_t>> EventCatalog::CheckIfCached(const NewEvent& event) {
+  std::shared_ptr<const Snapshot> snapshot;
+  {
+    std::lock_guard lock(mu_);
+    snapshot = snapshot_;
+  }
+  if (!snapshot) return std::nullopt;
+  Result<void> checked = CheckAgainst(*snapshot, event);
+  if (!checked && checked.error().kind == ErrorKind::kInvalid) return std::nullopt;
+  if (!checked) return Propagate(checked);
+  return snapshot->generation;
+}
+
 Result<void> EventCatalog::CheckAgainst(const Snapshot& snapshot, const NewEvent& event) {
   auto it = snapshot.types.find(event.type);
   if (it == snapshot.types.end()) {

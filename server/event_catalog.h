@@ -28,6 +28,9 @@ class EventCatalog {
   // for a type missing from the catalog when strict); otherwise the generation checked
   // at, for NewEvent::catalog_generation. Thread-safe.
   Result<int64_t> Check(const NewEvent& event);
+  // Check's answer when the cached catalog gives it, else nullopt (the catalog is not
+  // cached, or a refusal must be confirmed against the store): never waits on the store.
+  std::optional<Result<int64_t>> CheckIfCached(const NewEvent& event);
 
   // The store found `generation` stale: the next Check reads the catalog again.
   void Invalidate(int64_t generation);

@@ -36,6 +36,39 @@ Result<Reply> Api::CreateEvent(const ApiRequest& req) {
     catalog_.Invalidate(event.catalog_generation);
   }
   WEBHOOKD_ASSIGN_OR_RETURN(IngestReceipt receipt, std::move(inserted));
+  return Accepted(receipt, trace, received);
+}
+
+bool Api::CreateEventLater(ApiRequest& req, Answer answer) {
+  if (req.idempotency_key) return false;
+  const Timestamp received = SystemClock().Now();
+  // A refusal is CreateEvent's to answer: with a key not looked up, only after a lookup
+  // (HttpServer::Call), so a revoked key hears 401, not what was wrong with its body.
+  Result<NewEvent> parsed = ParseNewEvent(req.body);
+  if (!parsed || parsed->destination_id) return false;
+  NewEvent& event = *parsed;
+  std::optional<Result<int64_t>> generation = catalog_.CheckIfCached(event);
+  if (!generation || !*generation) return false;
+  event.catalog_generation = **generation;
+  if (req.unverified_key_hash) event.verify_key_hash = *req.unverified_key_hash;
+  auto trace = std::make_shared<const SpanStart>(
+      StartSpan(req.traceparent, req.tracestate, options_.sampler, SecureRandomBytes(24)));
+  event.traceparent = trace->traceparent();
+  if (!trace->tracestate.empty()) event.tracestate = trace->tracestate;
+  const int64_t checked_at = event.catalog_generation;
+  EventStore::InsertDone done = [this, answer, trace, received,
+                                 checked_at](Result<IngestReceipt> inserted) {
+    if (!inserted && inserted.error().kind == ErrorKind::kStale) {
+      catalog_.Invalidate(checked_at);
+      return answer(std::nullopt);
+    }
+    if (!inserted) return answer(Propagate(inserted));
+    answer(Accepted(*inserted, *trace, received));
+  };
+  return stores_.events.InsertEventLater(event, done);
+}
+
+Reply Api::Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received) {
   Reply reply = JsonReply(202, ReceiptJson(receipt.event));
   if (receipt.replayed) {
     reply.headers.emplace_back("Idempotent-Replayed", "true");

@@ -123,7 +123,7 @@ class Connection;
 
 struct HttpListener::Impl {
   Impl(HttpHandler& h, Options o)
-      : handler(h), options(o), acceptor(ioc), pool(o.handler_threads) {}
+      : handler(h), options(o), acceptor(net::make_strand(ioc)), pool(o.handler_threads) {}
 
   void Accept();
   void Opened(const std::shared_ptr<Connection>& c);
@@ -132,6 +132,8 @@ struct HttpListener::Impl {
   HttpHandler& handler;
   Options options;
   net::io_context ioc;
+  // On a strand of its own: its completions, Stop's close and the retry timer never run
+  // at once on the two I/O threads.
   tcp::acceptor acceptor;
   WorkPool pool;
   std::atomic<bool> stopping{false};
@@ -258,8 +260,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // On a handler thread: Admit (unless done already), then Handle; the answer is written
-  // back on the strand.
-  void RunHandler(bool admit) {
+  // back on the strand. A request not yet admitted is first offered to Begin.
+  void RunHandler(bool admit, bool may_begin = true) {
+    if (admit && may_begin && Begin()) return;
     listener_.pool.Post([self = shared_from_this(), admit, work = Work()]() mutable {
       HttpHandler& h = self->listener_.handler;
       std::optional<Reply> reply;
@@ -269,6 +272,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
       net::post(self->stream_.get_executor(),
                 [self, reply = std::move(reply)]() mutable { self->Respond(*reply); });
     });
+  }
+
+  // Offers the request to the handler's Begin; true when it was taken. `later` answers
+  // once: a Begin that throws (it must not) is answered 500 here unless it had answered.
+  bool Begin() {
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    HttpHandler::Later later = [self = shared_from_this(), answered,
+                                work = Work()](std::optional<Reply> reply) mutable {
+      if (answered->exchange(true)) return;
+      net::post(self->stream_.get_executor(), [self, reply = std::move(reply)]() mutable {
+        if (reply) return self->Respond(*reply);
+        self->RunHandler(/*admit=*/true, /*may_begin=*/false);
+      });
+    };
+    try {
+      return listener_.handler.Begin(request_, std::move(later));
+    } catch (const std::exception& e) {
+      Log(LogLevel::kError, "handler threw", {{"path", request_.path}, {"error", e.what()}});
+    } catch (...) {
+      Log(LogLevel::kError, "handler threw", {{"path", request_.path}});
+    }
+    if (!answered->exchange(true)) Respond(ProblemReply(500, "an internal error occurred"));
+    return true;
   }
 
   // A handler that throws answers 500; the process goes on.
@@ -376,7 +402,8 @@ void HttpListener::Impl::Accept() {
     if (ec) {
       // Out of descriptors, say: try again shortly rather than spin.
       Log(LogLevel::kWarn, "accept failed", {{"error", ec.message()}});
-      auto timer = std::make_shared<net::steady_timer>(ioc, std::chrono::milliseconds(50));
+      auto timer = std::make_shared<net::steady_timer>(acceptor.get_executor(),
+                                                       std::chrono::milliseconds(50));
       timer->async_wait([this, timer](beast::error_code) {
         if (acceptor.is_open()) Accept();
       });
@@ -447,7 +474,7 @@ Result<int> HttpListener::Bind(const std::string& host, int port) {
 }
 
 void HttpListener::Run() {
-  if (!impl_->stopping) net::post(impl_->ioc, [this] { impl_->Accept(); });
+  if (!impl_->stopping) net::post(impl_->acceptor.get_executor(), [this] { impl_->Accept(); });
   std::vector<std::thread> extra;
   for (int i = 1; i < impl_->options.io_threads; ++i) {
     extra.emplace_back([this] { impl_->ioc.run(); });
@@ -459,7 +486,7 @@ void HttpListener::Run() {
 
 void HttpListener::Stop() {
   impl_->stopping = true;
-  net::post(impl_->ioc, [this] {
+  net::post(impl_->acceptor.get_executor(), [this] {
     beast::error_code ignored;
     impl_->acceptor.close(ignored);
     std::lock_guard lock(impl_->mu);

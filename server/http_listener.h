@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,18 @@ class HttpHandler {
   virtual std::optional<Reply> Admit(HttpRequest& head) = 0;
   // On a handler thread, with the whole request.
   virtual Reply Handle(HttpRequest& request) = 0;
+  // The answer to a request Begin took: a reply, or nullopt to send the request through
+  // Admit and Handle after all.
+  using Later = std::function<void(std::optional<Reply>)>;
+  // On a listener thread, with the whole request, before Admit: true when the handler
+  // took the request and will call `later` exactly once, from any thread; false to send
+  // it through Admit and Handle. For a request answered without waiting on anything
+  // (ingest, whose store commits on threads of its own). Must not block or throw.
+  virtual bool Begin(const HttpRequest& request, Later later) {
+    (void)request;
+    (void)later;
+    return false;
+  }
   // The answer to a request the listener refused itself: 400 (not HTTP), 413 (body over
   // the limit), 431 (header section over its limits).
   virtual Reply Refused(int status) = 0;
@@ -38,6 +51,9 @@ class HttpHandler {
 // or slow client costs a socket and a few KiB, never a thread; `handler_threads` run
 // Admit and Handle (which may wait on the database). A request reaches a handler thread
 // only once its whole head has arrived, and its body is read only once it was admitted.
+// A request whose body came with its head is first offered to Begin, on the socket
+// thread: what Begin takes is answered from whichever thread calls `later` (the answer
+// is posted to the connection's strand), and costs no handler thread at all.
 //
 // Limits, each enforced while reading: the header section at most `max_header_bytes`
 // and `max_header_fields` (431), the body at most `max_body_bytes` whether sent with a

@@ -16,6 +16,7 @@
 namespace webhookd {
 
 using Handler = Result<Reply> (Api::*)(const ApiRequest&);
+using LaterHandler = bool (Api::*)(ApiRequest&, Api::Answer);
 
 enum class Body { kNone, kRequired, kOptional };
 
@@ -31,6 +32,8 @@ struct RouteSpec {
   // The hot ingest route checks a recently seen key inside its own transaction instead
   // of looking it up first (Authenticator::CheckOrDefer).
   bool defer_auth = false;
+  // The route's handler for the listener's socket threads (HttpHandler::Begin), if any.
+  LaterHandler later = nullptr;
 };
 
 namespace {
@@ -54,7 +57,7 @@ constexpr std::array kRoutes = {
     RouteSpec{"POST", "/v1/destinations/{}/secret/rotate", Role::kPublisher, kTenantOk,
               &Api::RotateDestinationSecret, Body::kOptional},
     RouteSpec{"POST", "/v1/events", Role::kPublisher, kNotTenant, &Api::CreateEvent,
-              Body::kRequired, true},
+              Body::kRequired, true, &Api::CreateEventLater},
     RouteSpec{"GET", "/v1/events", Role::kPublisher, kTenantOk, &Api::ListEvents, Body::kNone},
     RouteSpec{"GET", "/v1/events/{}", Role::kPublisher, kTenantOk, &Api::GetEvent, Body::kNone},
     RouteSpec{"GET", "/v1/deliveries", Role::kPublisher, kTenantOk, &Api::ListDeliveries,
@@ -159,6 +162,10 @@ Reply ServeUi(const HttpRequest& req) {
   return reply;
 }
 
+// Requests taken by Begin and not yet answered: past this many, ingest waits on handler
+// threads again, so a burst cannot queue without bound at the store.
+constexpr int kMaxLater = 1024;
+
 // Failed authentications one client address may make in a burst, then per minute: far
 // above what a client with a real key meets, far below a flood of guessed keys.
 constexpr int kAuthFailuresPerMinute = 600;
@@ -170,6 +177,19 @@ struct Admitted {
   std::optional<Scope> scope;           // set by every successful check
   std::optional<std::string> deferred;  // a key hash checked inside the route's transaction
 };
+
+// The Api's view of an admitted request, with `body` (moved or copied by the caller).
+ApiRequest ApiRequestOf(Admitted& admitted, const HttpRequest& req, std::string body) {
+  ApiRequest api_req(std::move(*admitted.scope));
+  api_req.path_args = std::move(admitted.args);
+  api_req.query.insert(req.params.begin(), req.params.end());
+  api_req.body = std::move(body);
+  if (req.HasHeader("Idempotency-Key")) api_req.idempotency_key = req.Header("Idempotency-Key");
+  api_req.traceparent = req.Header("traceparent");
+  api_req.tracestate = req.Header("tracestate");
+  api_req.unverified_key_hash = admitted.deferred;
+  return api_req;
+}
 
 }  // namespace
 
@@ -343,6 +363,12 @@ std::optional<Reply> HttpServer::AdmitRoute(const Route& route, HttpRequest& req
     if (!scope) return refused(scope.error());
     admitted.scope = std::move(*scope);
   }
+  if (auto refused = CheckContent(route, req)) return refused;
+  req.context = std::move(admitted);
+  return std::nullopt;
+}
+
+std::optional<Reply> HttpServer::CheckContent(const Route& route, const HttpRequest& req) {
   if (route.body == Body::kRequired || (route.body == Body::kOptional && req.has_body)) {
     if (!IsJsonContentType(req.Header("Content-Type"))) {
       return ProblemReply(
@@ -357,14 +383,16 @@ std::optional<Reply> HttpServer::AdmitRoute(const Route& route, HttpRequest& req
                               "Content-Encoding is not supported; send the body uncompressed",
                               {}});
   }
-  req.context = std::move(admitted);
   return std::nullopt;
 }
 
 Reply HttpServer::Handle(HttpRequest& req) {
   const auto& admitted = std::any_cast<const Admitted&>(req.context);
   const Route& route = *admitted.route;
-  Result<Reply> reply = Call(route, req);
+  return Answer(route, req.method, Call(route, req));
+}
+
+Reply HttpServer::Answer(const Route& route, const std::string& method, Result<Reply> reply) {
   Reply answer;
   if (reply) {
     answer = std::move(*reply);
@@ -372,7 +400,7 @@ Reply HttpServer::Handle(HttpRequest& req) {
     if (reply.error().kind == ErrorKind::kInternal ||
         reply.error().kind == ErrorKind::kUnavailable) {
       Log(LogLevel::kError, "request failed",
-          {{"route", route.pattern}, {"method", req.method}, {"error", reply.error().message}});
+          {{"route", route.pattern}, {"method", method}, {"error", reply.error().message}});
     }
     answer = ProblemReply(reply.error());
   }
@@ -380,16 +408,49 @@ Reply HttpServer::Handle(HttpRequest& req) {
   return answer;
 }
 
+bool HttpServer::Begin(const HttpRequest& req, Later later) {
+  if (api_ == nullptr || auth_ == nullptr) return false;
+  std::vector<std::string> args;
+  std::string allow;
+  const Route* route = FindRoute(req.method, req.path, &args, &allow);
+  if (route == nullptr || route->later == nullptr) return false;
+  // Only a key seen live lately is admitted here (no lookup, and no failed
+  // authentication to count); any other takes AdmitRoute's way.
+  auto deferred = auth_->DeferIfSeen(req.Header("Authorization"), {route->role, route->tenant_ok});
+  if (!deferred) return false;
+  if (auto refused = CheckContent(*route, req)) {
+    Observe(route->pattern, refused->status);
+    later(std::move(*refused));
+    return true;
+  }
+  if (later_.fetch_add(1) >= kMaxLater) {
+    --later_;
+    return false;
+  }
+  Admitted admitted{route, std::move(args), std::move(deferred->scope),
+                    std::move(deferred->key_hash)};
+  ApiRequest api_req = ApiRequestOf(admitted, req, req.body);
+  // A key revoked since it was seen is refused by the store: that request, and one the
+  // store found checked against an old catalog, go the usual way (a real lookup, a
+  // fresh check) with nothing written.
+  Api::Answer answer = [this, route, method = req.method, hash = admitted.deferred,
+                        later](std::optional<Result<Reply>> reply) {
+    --later_;
+    if (reply && !*reply && reply->error().kind == ErrorKind::kUnauthorized && hash) {
+      auth_->Forget(*hash);
+      reply.reset();
+    }
+    if (!reply) return later(std::nullopt);
+    later(Answer(*route, method, std::move(*reply)));
+  };
+  if ((api_->*route->later)(api_req, std::move(answer))) return true;
+  --later_;
+  return false;
+}
+
 Result<Reply> HttpServer::Call(const Route& route, HttpRequest& req) {
   auto& admitted = std::any_cast<Admitted&>(req.context);
-  ApiRequest api_req(std::move(*admitted.scope));
-  api_req.path_args = std::move(admitted.args);
-  api_req.query.insert(req.params.begin(), req.params.end());
-  api_req.body = std::move(req.body);
-  if (req.HasHeader("Idempotency-Key")) api_req.idempotency_key = req.Header("Idempotency-Key");
-  api_req.traceparent = req.Header("traceparent");
-  api_req.tracestate = req.Header("tracestate");
-  api_req.unverified_key_hash = admitted.deferred;
+  ApiRequest api_req = ApiRequestOf(admitted, req, std::move(req.body));
   Result<Reply> handled = (api_->*route.handler)(api_req);
   // A key revoked since it was seen gets its 401, not another answer, so an error
   // with a deferred key is answered only after a real lookup.

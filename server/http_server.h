@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -59,6 +60,7 @@ class HttpServer : private HttpHandler {
   std::optional<Reply> Immediate(HttpRequest& head) override;
   std::optional<Reply> Admit(HttpRequest& head) override;
   Reply Handle(HttpRequest& request) override;
+  bool Begin(const HttpRequest& request, Later later) override;
   Reply Refused(int status) override;
 
   // /readyz and /metrics (they wait on the database); nullopt for any other path.
@@ -72,8 +74,13 @@ class HttpServer : private HttpHandler {
   // nullopt with what the key may see kept in `head.context`.
   std::optional<Reply> AdmitRoute(const Route& route, HttpRequest& head,
                                   std::vector<std::string> args);
+  // The Content-Type and Content-Encoding refusals (415), or nullopt.
+  static std::optional<Reply> CheckContent(const Route& route, const HttpRequest& req);
   // Calls the route's Api method.
   Result<Reply> Call(const Route& route, HttpRequest& request);
+  // The reply to send for a route's result (a problem for an error, logged when it is
+  // the server's), counted for the route.
+  Reply Answer(const Route& route, const std::string& method, Result<Reply> reply);
   void Observe(std::string_view route, int status);
   // The database's readiness, asked at most once a second whoever asks.
   Result<bool> Ready();
@@ -86,7 +93,8 @@ class HttpServer : private HttpHandler {
   MetricsSource metrics_;
   SystemClock clock_;
   FailedAuthLimiter auth_failures_;
-  std::mutex ready_mu_;  // guards the two below; held while the database is asked
+  std::atomic<int> later_{0};  // requests Begin took and has not answered yet
+  std::mutex ready_mu_;        // guards the two below; held while the database is asked
   std::optional<Result<bool>> ready_;
   std::chrono::steady_clock::time_point ready_at_;
   std::unique_ptr<HttpListener> listener_;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -26,6 +27,12 @@ class EventStore {
   // kInvalid, with the same body the original receipt comes back with `replayed`.
   virtual Result<IngestReceipt> InsertEvent(const NewEvent& event,
                                             const std::optional<IdempotencyKey>& key) = 0;
+  // As InsertEvent without a key, for a caller that must not wait: true when the store
+  // took `event` (moved from) and will call `done` exactly once, from a thread of its own
+  // and never while the caller waits on it, so `done` must not block; false, with `event`
+  // untouched, when this store or this event (a targeted one, say) needs InsertEvent.
+  using InsertDone = std::function<void(Result<IngestReceipt>)>;
+  virtual bool InsertEventLater(NewEvent& /*event*/, InsertDone& /*done*/) { return false; }
   virtual Result<Event> GetEvent(int64_t id, const Scope& scope) = 0;  // with its deliveries
   virtual Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page,
                                             const Scope& scope) = 0;

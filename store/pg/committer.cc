@@ -8,10 +8,9 @@
 namespace webhookd::pg {
 
 struct GroupCommitter::Pending {
-  const NewEvent* event;
-  std::optional<Result<IngestReceipt>> result;
-  std::mutex mu;
-  std::condition_variable done;
+  NewEvent owned;         // Submit's event; Insert's stays with its caller
+  const NewEvent* event;  // the one to write
+  Done done;
 };
 
 GroupCommitter::GroupCommitter(const std::string& url, int committers)
@@ -28,19 +27,47 @@ GroupCommitter::~GroupCommitter() {
 }
 
 Result<IngestReceipt> GroupCommitter::Insert(const NewEvent& event) {
+  struct Waiter {
+    std::mutex mu;
+    std::condition_variable resolved;
+    std::optional<Result<IngestReceipt>> result;
+  } waiter;
+  auto pending = std::make_unique<Pending>();
+  pending->event = &event;
+  // The waiter may return, and its frame go, as soon as it sees a result: the result is
+  // set and signalled under its lock, and nothing of it is touched after.
+  pending->done = [&waiter](Result<IngestReceipt> result) {
+    std::lock_guard lock(waiter.mu);
+    waiter.result = std::move(result);
+    waiter.resolved.notify_one();
+  };
+  Enqueue(std::move(pending));
+  std::unique_lock lock(waiter.mu);
+  waiter.resolved.wait(lock, [&] { return waiter.result.has_value(); });
+  return std::move(*waiter.result);
+}
+
+void GroupCommitter::Submit(NewEvent event, Done done) {
+  auto pending = std::make_unique<Pending>();
+  pending->owned = std::move(event);
+  pending->event = &pending->owned;
+  pending->done = std::move(done);
+  Enqueue(std::move(pending));
+}
+
+void GroupCommitter::Enqueue(std::unique_ptr<Pending> pending) {
   std::call_once(started_, [this] {
     for (int i = 0; i < committers_count_; ++i) committers_.emplace_back([this] { CommitLoop(); });
   });
-  Pending pending{&event, std::nullopt, {}, {}};
   {
     std::lock_guard lock(mu_);
-    if (stop_) return Fail(ErrorKind::kUnavailable, "shutting down");
-    queue_.push_back(&pending);
+    if (!stop_) {
+      queue_.push_back(pending.release());
+      pending = nullptr;
+    }
   }
+  if (pending) return pending->done(Fail(ErrorKind::kUnavailable, "shutting down"));
   cv_.notify_one();
-  std::unique_lock lock(pending.mu);
-  pending.done.wait(lock, [&] { return pending.result.has_value(); });
-  return std::move(*pending.result);
 }
 
 void GroupCommitter::CommitLoop() {
@@ -83,12 +110,10 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
     }
   }
   auto lease = pool_.Acquire();  // the group pool has no acquire timeout: always a lease
-  // The waiter owns `p` and may free it once it sees a result, so the result is set and
-  // signalled under its lock and `p` is not touched after.
-  auto answer = [](Pending* p, Result<IngestReceipt> result) {
-    std::lock_guard lock(p->mu);
-    p->result = std::move(result);
-    p->done.notify_one();
+  // Each is answered once, and freed with its answer.
+  auto answer = [](Pending*& p, Result<IngestReceipt> result) {
+    std::unique_ptr<Pending> owned(std::exchange(p, nullptr));
+    owned->done(std::move(result));
   };
   try {
     pqxx::work tx(lease->conn());
@@ -155,7 +180,9 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
     bool discard = false;
     const Error error = CurrentError(&discard);
     if (discard) lease->Discard();
-    for (Pending* p : group) answer(p, std::unexpected(error));
+    for (Pending*& p : group) {
+      if (p != nullptr) answer(p, std::unexpected(error));
+    }
   }
 }
 

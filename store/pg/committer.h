@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -17,10 +18,15 @@ namespace webhookd::pg {
 // requests that queue while a commit runs share the next transaction, one statement and
 // one fsync, and each caller gets its answer only after that commit.
 //
-// Threads: `committers` threads, started on the first Insert, each owning one connection
-// of its own pool; callers block in Insert until their group's commit is resolved.
+// Threads: `committers` threads, started on the first ingest, each owning one connection
+// of its own pool. Insert blocks its caller until the group's commit is resolved; Submit
+// returns at once and the committer that resolves the group calls `done` (so `done` must
+// not block: it holds up every later group of that committer). The destructor lets the
+// committers finish what is queued, calling every `done`, then joins them.
 class GroupCommitter {
  public:
+  using Done = std::function<void(Result<IngestReceipt>)>;
+
   GroupCommitter(const std::string& url, int committers);
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
@@ -28,9 +34,13 @@ class GroupCommitter {
 
   // Thread-safe; blocks until the event's group has committed or failed.
   Result<IngestReceipt> Insert(const NewEvent& event);
+  // Thread-safe; `done` is called exactly once, on a committer thread, or here at once
+  // when the committer is shutting down.
+  void Submit(NewEvent event, Done done);
 
  private:
   struct Pending;
+  void Enqueue(std::unique_ptr<Pending> pending);
   void CommitLoop();
   void CommitGroup(std::vector<Pending*>& group);
 

@@ -420,6 +420,12 @@ Result<void> PgStore::DeleteDestination(int64_t id, const Scope& scope) {
   });
 }
 
+bool PgStore::InsertEventLater(NewEvent& event, InsertDone& done) {
+  if (event.destination_id || !committer_) return false;
+  committer_->Submit(std::move(event), std::move(done));
+  return true;
+}
+
 Result<IngestReceipt> PgStore::InsertEvent(const NewEvent& event,
                                            const std::optional<IdempotencyKey>& key) {
   // Keyed and targeted ingests have their own checks and answers: one transaction each.

@@ -53,6 +53,7 @@ class PgStore final : public Store {
                                  const Scope& scope) override;
   Result<IngestReceipt> InsertEvent(const NewEvent& event,
                                     const std::optional<IdempotencyKey>& key) override;
+  bool InsertEventLater(NewEvent& event, InsertDone& done) override;
   Result<Event> GetEvent(int64_t id, const Scope& scope) override;
   Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page,
                                     const Scope& scope) override;

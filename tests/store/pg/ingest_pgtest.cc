@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <future>
 #include <latch>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -429,6 +432,105 @@ TEST_F(IngestPgTest, AnIngestWithARevokedKeyIsRefusedAndWritesNothing) {
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), N(accepted));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), N(accepted));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), N(accepted / 2));
+}
+
+// The wake-ups the workers would get, counted on a connection of the test's own.
+class Wakeups : public pqxx::notification_receiver {
+ public:
+  explicit Wakeups(pqxx::connection_base& c) : pqxx::notification_receiver(c, "webhookd_wakeup") {}
+  void operator()(const std::string&, int) override { ++count; }
+  int count = 0;
+};
+
+// Ingests taken to be answered later (the API's socket threads hand them over this way)
+// are each answered once, with their own receipt, after their group has committed; a
+// group that made deliveries wakes the workers, one that made none does not.
+TEST_F(IngestPgTest, EventsTakenForLaterAreEachAnsweredOnceAfterTheirCommit) {
+  CreateDestination(store_, {"order.*"});
+  auto listener = TestDatabase::Connect(db_.url());
+  Wakeups wakeups(*listener);
+  listener->get_notifs();
+
+  constexpr int kEvents = 60;
+  std::mutex mu;
+  std::condition_variable all;
+  std::vector<int> answers(kEvents, 0);
+  std::vector<Result<IngestReceipt>> results(kEvents);
+  int answered = 0;
+  for (int i = 0; i < kEvents; ++i) {
+    NewEvent event{"order.created", R"({"i":)" + N(i) + "}", std::nullopt};
+    EventStore::InsertDone done = [&, i](Result<IngestReceipt> r) {
+      std::lock_guard lock(mu);
+      ++answers[i];
+      results[i] = std::move(r);
+      if (++answered == kEvents) all.notify_one();
+    };
+    ASSERT_TRUE(store_.InsertEventLater(event, done));
+  }
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(all.wait_for(lock, std::chrono::seconds(30), [&] { return answered == kEvents; }));
+  }
+  std::set<int64_t> ids;
+  for (int i = 0; i < kEvents; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(answers[i], 1);
+    ASSERT_TRUE(results[i]) << results[i].error().message;
+    EXPECT_EQ(results[i]->event.payload, R"({"i":)" + N(i) + "}");
+    EXPECT_EQ(results[i]->event.deliveries.size(), 1u);
+    EXPECT_EQ(db_.Scalar("SELECT payload FROM events WHERE id = " + N(results[i]->event.id)),
+              R"({"i":)" + N(i) + "}");
+    ids.insert(results[i]->event.id);
+  }
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kEvents));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), N(kEvents));
+  for (int tries = 0; tries < 50 && wakeups.count == 0; ++tries)
+    listener->await_notification(0, 100000);
+  EXPECT_GT(wakeups.count, 0);
+
+  // No delivery, no wake-up.
+  wakeups.count = 0;
+  std::promise<Result<IngestReceipt>> unmatched;
+  NewEvent event{"invoice.paid", "{}", std::nullopt};
+  EventStore::InsertDone done = [&](Result<IngestReceipt> r) { unmatched.set_value(std::move(r)); };
+  ASSERT_TRUE(store_.InsertEventLater(event, done));
+  auto r = unmatched.get_future().get();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->event.deliveries.empty());
+  listener->await_notification(0, 300000);
+  EXPECT_EQ(wakeups.count, 0);
+}
+
+// A targeted event has checks of its own: it is not taken, and stays as it was.
+TEST_F(IngestPgTest, ATargetedEventIsNotTakenForLater) {
+  const int64_t target = CreateDestination(store_, {});
+  NewEvent event{"order.created", "{}", target};
+  bool called = false;
+  EventStore::InsertDone done = [&](Result<IngestReceipt>) { called = true; };
+  EXPECT_FALSE(store_.InsertEventLater(event, done));
+  EXPECT_EQ(event.type, "order.created");
+  EXPECT_EQ(event.payload, "{}");
+  EXPECT_FALSE(called);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "0");
+}
+
+// A store that goes away with events still queued answers every one of them.
+TEST_F(IngestPgTest, EventsTakenForLaterAreAllAnsweredWhenTheStoreCloses) {
+  std::atomic<int> answered{0}, committed{0};
+  {
+    pg::PgStore store(db_.url(), pg::PgStore::Options{.api_connections = 1});
+    CreateDestination(store, {});
+    for (int i = 0; i < 200; ++i) {
+      NewEvent event{"order.created", "{}", std::nullopt};
+      EventStore::InsertDone done = [&](Result<IngestReceipt> r) {
+        if (r) ++committed;
+        ++answered;
+      };
+      ASSERT_TRUE(store.InsertEventLater(event, done));
+    }
+  }
+  EXPECT_EQ(answered, 200);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), N(committed.load()));
 }
 
 TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {

@@ -2,6 +2,7 @@
 
 #include "store/pg/errors.h"
 #include "store/pg/exec.h"
+#include "store/pg/locks.h"
 #include "store/pg/rows.h"
 #include "store/pg/statements.h"
 
@@ -126,8 +127,8 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                          .Add(ordering_keys.Finish())
                          .Add(generations.Finish())
                          .Add(traceparents.Finish())
-                         .Add(tracestates.Finish()));
-    bool any_delivery = false;
+                         .Add(tracestates.Finish())
+                         .Add(kWakeupChannel));
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);
     std::vector<bool> stale(group.size(), false);
@@ -151,10 +152,8 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
       if (!row[3].is_null()) {
         e.deliveries.push_back(NewDelivery(row[3].as<int64_t>(), e.id, row[4].as<int64_t>(),
                                            e.created_at, e.tenant_id));
-        any_delivery = true;
       }
     }
-    if (any_delivery) NotifyWakeup(tx);
     try {
       tx.commit();
     } catch (const pqxx::in_doubt_error&) {

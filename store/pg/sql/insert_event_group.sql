@@ -10,7 +10,10 @@
 -- ordering key (NULL: none). $6: the catalog generation each payload was checked against
 -- (0: unchecked); a row checked against an older catalog is not ingested and comes back
 -- `stale`, for its caller to check again. $7, $8: each row's trace context (NULL
--- traceparent: a fresh trace).
+-- traceparent: a fresh trace). $9: the wake-up channel (kWakeupChannel), notified in the
+-- statement itself when it made a delivery, which spares the group a round trip.
+-- The event type keys are computed once per distinct type of the group, not per row,
+-- and the sequence is named once per statement, not per row.
 WITH input AS (
   SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation,
          t.traceparent, t.tracestate, t.ord
@@ -19,10 +22,12 @@ WITH input AS (
          WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, generation,
                               traceparent, tracestate, ord)),
 catalog AS (SELECT generation FROM event_catalog),
+kinds AS MATERIALIZED (
+  SELECT d.type, event_type_keys(d.type) AS keys FROM (SELECT DISTINCT type FROM input) d),
 ids AS (
   SELECT ord, type, payload, tenant_id, ordering_key, traceparent, tracestate,
-         event_type_keys(type) AS keys,
-         nextval(pg_get_serial_sequence('events', 'id')) AS id
+         (SELECT k.keys FROM kinds k WHERE k.type = x.type) AS keys,
+         nextval((SELECT pg_get_serial_sequence('events', 'id'))) AS id
     FROM input x
    WHERE (x.generation = 0 OR x.generation = (SELECT generation FROM catalog))
      AND (x.key_hash IS NULL
@@ -58,8 +63,10 @@ dl AS (
     -- subquery each event probes the index for its tenant.
     OFFSET 0) t
    ORDER BY i.id, t.id
-  RETURNING id, event_id, destination_id)
+  RETURNING id, event_id, destination_id),
+woken AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM dl LIMIT 1) x)
 SELECT x.ord, i.id, now(), d.id, d.destination_id,
-       x.generation <> 0 AND x.generation <> (SELECT generation FROM catalog) AS stale
+       x.generation <> 0 AND x.generation <> (SELECT generation FROM catalog) AS stale,
+       (SELECT count(*) FROM woken) AS woken
   FROM input x LEFT JOIN ids i ON i.ord = x.ord LEFT JOIN dl d ON d.event_id = i.id
  ORDER BY x.ord, d.id

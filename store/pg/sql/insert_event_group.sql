@@ -2,18 +2,18 @@
 -- can be matched back to its request by `ord`. A row with a key hash ($3) is ingested only
 -- if that API key is live (neither revoked nor expired) and may publish; otherwise its
 -- `ord` comes back with a NULL id. $4: each row's tenant (NULL: none). Each event reaches
--- its own tenant's destinations alone (`candidates`); a filtered destination gets the
--- event only if its filter is true for the payload (evaluated silently: unknown or an
--- error is no delivery). $5: each row's
+-- its own tenant's destinations alone, found through the destinations_fan_out index
+-- (migrations/0006_tenants.sql) whose expression the join repeats, and matched by type
+-- with the keys of event_type_keys (migrations/0010_event_type_keys.sql), computed once
+-- per event; a filtered destination gets the event only if its filter is true for the
+-- payload (evaluated silently: unknown or an error is no delivery). $5: each row's
 -- ordering key (NULL: none). $6: the catalog generation each payload was checked against
 -- (0: unchecked); a row checked against an older catalog is not ingested and comes back
 -- `stale`, for its caller to check again. $7, $8: each row's trace context (NULL
 -- traceparent: a fresh trace). $9: the wake-up channel (kWakeupChannel), notified in the
 -- statement itself when it made a delivery, which spares the group a round trip.
--- Each distinct (tenant, type) of the group finds its candidate destinations once (its
--- type keys, one probe of destinations_fan_out), and each event of it joins them: a
--- group of one tenant's events reads that tenant's destinations once, not once per
--- event. The sequence is named once per statement, not per row.
+-- The event type keys are computed once per distinct type of the group, not per row,
+-- and the sequence is named once per statement, not per row.
 WITH input AS (
   SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation,
          t.traceparent, t.tracestate, t.ord
@@ -23,24 +23,10 @@ WITH input AS (
                               traceparent, tracestate, ord)),
 catalog AS (SELECT generation FROM event_catalog),
 kinds AS MATERIALIZED (
-  SELECT d.tenant, d.type, event_type_keys(d.type) AS keys
-    FROM (SELECT DISTINCT coalesce(tenant_id, '') AS tenant, type FROM input) d),
--- The live, enabled destinations of each kind's tenant whose types match, found through
--- the destinations_fan_out index (migrations/0006_tenants.sql) whose expression this
--- repeats, and matched by type with the keys of event_type_keys
--- (migrations/0010_event_type_keys.sql). A fence: planned as a join, the generic plan
--- hashed every destination of every tenant (the group's size and tenants are unknown
--- when it is made); as its own subquery each kind probes the index for its tenant.
-candidates AS MATERIALIZED (
-  SELECT k.tenant, k.type, t.id, t.tenant_id, t.filter_path
-    FROM kinds k CROSS JOIN LATERAL (
-      SELECT t.id, t.tenant_id, t.filter_path FROM destinations t
-       WHERE t.enabled AND t.deleted_at IS NULL
-         AND coalesce(t.tenant_id, '') = k.tenant
-         AND (cardinality(t.event_types) = 0 OR t.event_types && k.keys)
-      OFFSET 0) t),
+  SELECT d.type, event_type_keys(d.type) AS keys FROM (SELECT DISTINCT type FROM input) d),
 ids AS (
   SELECT ord, type, payload, tenant_id, ordering_key, traceparent, tracestate,
+         (SELECT k.keys FROM kinds k WHERE k.type = x.type) AS keys,
          nextval((SELECT pg_get_serial_sequence('events', 'id'))) AS id
     FROM input x
    WHERE (x.generation = 0 OR x.generation = (SELECT generation FROM catalog))
@@ -57,17 +43,26 @@ ev AS (
     FROM ids ORDER BY ord RETURNING id),
 dl AS (
   INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
-  SELECT i.id, c.id, c.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (
-    -- The payload as jsonb, once per event and only when a candidate has a filter.
+  SELECT i.id, t.id, t.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (
+    -- The payload as jsonb, once per event and only when a candidate has a filter: one
+    -- probe of the destinations_filtered index (migrations/0019_event_catalog.sql).
     SELECT CASE WHEN EXISTS (
-             SELECT 1 FROM candidates f
-              WHERE f.tenant = coalesce(i.tenant_id, '') AND f.type = i.type
-                AND f.filter_path IS NOT NULL)
+             SELECT 1 FROM destinations f
+              WHERE f.filter IS NOT NULL AND f.enabled AND f.deleted_at IS NULL
+                AND coalesce(f.tenant_id, '') = coalesce(i.tenant_id, '')
+                AND (cardinality(f.event_types) = 0 OR f.event_types && i.keys))
            THEN payload_jsonb(i.payload) END AS doc
-    OFFSET 0) j
-    JOIN candidates c ON c.tenant = coalesce(i.tenant_id, '') AND c.type = i.type
-   WHERE c.filter_path IS NULL OR jsonb_path_match(j.doc, c.filter_path, '{}', true)
-   ORDER BY i.id, c.id
+    OFFSET 0) j CROSS JOIN LATERAL (
+    SELECT t.id, t.tenant_id FROM destinations t
+     WHERE t.enabled AND t.deleted_at IS NULL
+       AND coalesce(t.tenant_id, '') = coalesce(i.tenant_id, '')
+       AND (cardinality(t.event_types) = 0 OR t.event_types && i.keys)
+       AND (t.filter_path IS NULL OR jsonb_path_match(j.doc, t.filter_path, '{}', true))
+    -- A fence: planned as a join, the generic plan hashed every destination of every
+    -- tenant (the group's size and tenants are unknown when it is made); as its own
+    -- subquery each event probes the index for its tenant.
+    OFFSET 0) t
+   ORDER BY i.id, t.id
   RETURNING id, event_id, destination_id),
 woken AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM dl LIMIT 1) x)
 SELECT x.ord, i.id, now(), d.id, d.destination_id,

@@ -56,7 +56,7 @@ bool Api::CreateEventLater(ApiRequest& req, Answer answer) {
   event.traceparent = trace->traceparent();
   if (!trace->tracestate.empty()) event.tracestate = trace->tracestate;
   const int64_t checked_at = event.catalog_generation;
-  EventStore::InsertDone done = [this, answer, trace, received,
+  EventStore::InsertDone done = [this, answer = std::move(answer), trace, received,
                                  checked_at](Result<IngestReceipt> inserted) {
     if (!inserted && inserted.error().kind == ErrorKind::kStale) {
       catalog_.Invalidate(checked_at);

@@ -566,6 +566,11 @@ Result<Listing<Delivery>> PgStore::ListDeliveries(const DeliveryFilter& filter, 
                                                   const Scope& scope) {
   std::optional<std::string> status;
   if (filter.status) status = std::string(DeliveryStatusName(*filter.status));
+  if (status && !filter.destination_id && !filter.tenant_id && !scope.tenant_id) {
+    return ListPage<Delivery>(sql::kListDeliveriesOfStatus,
+                              Params().Add(page.before_id).Add(status).Add(page.limit + 1), page,
+                              ToDelivery);
+  }
   return ListPage<Delivery>(sql::kListDeliveries,
                             Params()
                                 .Add(page.before_id)

@@ -846,6 +846,8 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
   const auto pending = page_through({std::nullopt, DeliveryStatus::kPending}, 3);
   EXPECT_EQ(pending.size(), 8u);
   EXPECT_EQ(pending, ids("status = 'pending'"));
+  EXPECT_EQ(page_through({std::nullopt, DeliveryStatus::kInFlight}, 1),
+            NewestFirst({claimed->deliveries[0].delivery_id, claimed->deliveries[1].delivery_id}));
   EXPECT_EQ(page_through({}, 4), ids("true"));
   EXPECT_TRUE(page_through({b, DeliveryStatus::kSucceeded}, 3).empty());
 }

@@ -137,9 +137,11 @@ TEST_F(PlatformScalePgTest, PeriodicStatementsCostWhatTheyReturnNotWhatIsStored)
   ExpectCheap("the lease sweep", pg::sql::kRequeueExpired.sql, {}, 100);
   ExpectCheap("a purge batch", pg::sql::kPurgeExpiredEvents.sql, {"604800000000", "100"}, 3000);
   ExpectCheap("the tenants", pg::sql::kListTenants.sql, {null, "51"}, 2000);
+  // A page of a status is an index range of its own size: the newest tenth are pending,
+  // and a plan that skips them on the way to the succeeded reads ~250 buffers here.
   for (const std::string status : {"pending", "succeeded", "dead_lettered", "cancelled"}) {
-    ExpectCheap("deliveries " + status, pg::sql::kListDeliveries.sql,
-                {null, null, "'" + status + "'", "51", null, null}, 400);
+    ExpectCheap("deliveries " + status, pg::sql::kListDeliveriesOfStatus.sql,
+                {null, "'" + status + "'", "51"}, 100);
   }
   ExpectCheap("deliveries of a tenant", pg::sql::kListDeliveries.sql,
               {null, null, "'dead_lettered'", "51", "'tenant-42'", null}, 400);

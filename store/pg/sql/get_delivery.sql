@@ -1,8 +1,2 @@
 -- $2: the caller's tenant (NULL: any).
-SELECT id, event_id, destination_id, status, attempt_count, next_attempt_at, last_attempt_at,
-       last_status_code, last_error, created_at, updated_at, tenant_id,
-       ordering_key,
-       -- only a waiting fifo delivery has anything to wait for: no call for the others
-       CASE WHEN fifo AND status = 'pending'
-            THEN fifo_blocked_by(id, destination_id, fifo, ordering_key, status) END
-  FROM deliveries WHERE id = $1 AND ($2::text IS NULL OR tenant_id = $2)
+SELECT * FROM delivery_rows WHERE id = $1 AND ($2::text IS NULL OR tenant_id = $2)

@@ -7,13 +7,8 @@
 -- a page of succeeded deliveries skipped the whole backlog first (200,000 rows, 5,000
 -- buffers, at 2 million deliveries). `= ANY (ARRAY[…])` forms no equivalence with a constant,
 -- so ORDER BY status, id is an order the primary key cannot give: every page is an index
--- range of its own size, also
--- under a generic plan (the cursor bound is an index condition even when $1 is NULL).
-SELECT id, event_id, destination_id, status, attempt_count, next_attempt_at, last_attempt_at,
-       last_status_code, last_error, created_at, updated_at, tenant_id,
-       ordering_key,
-       CASE WHEN fifo AND status = 'pending'
-            THEN fifo_blocked_by(id, destination_id, fifo, ordering_key, status) END
-  FROM deliveries
+-- range of its own size, also under a generic plan (the cursor bound is an index
+-- condition even when $1 is NULL).
+SELECT * FROM delivery_rows
  WHERE status = ANY (ARRAY[$2::text]) AND id < coalesce($1::bigint, 9223372036854775807)
  ORDER BY status DESC, id DESC LIMIT $3

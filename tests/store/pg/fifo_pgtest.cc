@@ -225,5 +225,66 @@ TEST_F(FifoPgTest, ALaterDeliveryInFlightHoldsAnEarlierOneThatCommittedAfterIt) 
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
 }
 
+TEST_F(FifoPgTest, KeysTakeTurnsFromWhereTheLastClaimStopped) {
+  // Each claim begins after the key of the last head the one before it took, and wraps:
+  // a key that sorts first is not served again while others wait.
+  Destination();
+  std::vector<int64_t> a, b, c, d;
+  for (int i = 0; i < 2; ++i) {
+    a.push_back(Publish("A"));
+    b.push_back(Publish("B"));
+    c.push_back(Publish("C"));
+    d.push_back(Publish("D"));
+  }
+  std::vector<int64_t> order;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<ClaimedDelivery> claimed;
+    const std::vector<int64_t> events = ClaimEvents(2, &claimed);
+    order.insert(order.end(), events.begin(), events.end());
+    for (const auto& x : claimed) Succeed(x);
+  }
+  EXPECT_EQ(order, (std::vector<int64_t>{a[0], b[0], c[0], d[0], a[1], b[1], c[1], d[1]}));
+  EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{});
+}
+
+TEST_F(FifoPgTest, BlockedByIsTheOldestUnfinishedOfItsKeyBeforeItElseOneInFlight) {
+  // fifo_blocked_by against the rule written out plainly, over every mix of three states
+  // for the five deliveries of one key (and one of another key in flight throughout).
+  const int64_t dst = Destination();
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(DeliveryOf(Publish("A"), dst));
+  const int64_t other = DeliveryOf(Publish("B"), dst);
+  db_.Exec(
+      "UPDATE webhookd.deliveries SET status = 'in_flight', lease_until = now() + interval '1 "
+      "hour', claim_token = 1 WHERE id = " +
+      N(other));
+  const std::vector<std::string> states = {"pending", "in_flight", "succeeded"};
+  int checked = 0;
+  for (int mix = 0; mix < 243; ++mix) {  // 3^5
+    int m = mix;
+    for (int64_t id : ids) {
+      const std::string& state = states[m % 3];
+      m /= 3;
+      db_.Exec("UPDATE webhookd.deliveries SET status = '" + state +
+               "', lease_until = " + (state == "in_flight" ? "now() + interval '1 hour'" : "NULL") +
+               ", claim_token = " + (state == "in_flight" ? "1" : "NULL") + " WHERE id = " + N(id));
+    }
+    const std::string got = db_.Scalar(
+        "SELECT string_agg(d.id || ':' || coalesce(webhookd.fifo_blocked_by(d.id, "
+        "d.destination_id, d.fifo, d.ordering_key, d.status)::text, '-'), ',' ORDER BY d.id) "
+        "FROM webhookd.deliveries d WHERE d.ordering_key = 'A'");
+    const std::string want = db_.Scalar(
+        "SELECT string_agg(d.id || ':' || coalesce(CASE WHEN d.status = 'pending' THEN "
+        "coalesce((SELECT min(x.id) FROM webhookd.deliveries x WHERE x.ordering_key = 'A' AND "
+        "x.status IN ('pending', 'in_flight') AND x.id < d.id), (SELECT min(x.id) FROM "
+        "webhookd.deliveries x WHERE x.ordering_key = 'A' AND x.status = 'in_flight')) "
+        "END::text, '-'), ',' ORDER BY d.id) FROM webhookd.deliveries d WHERE d.ordering_key = "
+        "'A'");
+    EXPECT_EQ(got, want) << "mix " << mix;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 243);
+}
+
 }  // namespace
 }  // namespace webhookd

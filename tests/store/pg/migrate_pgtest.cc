@@ -55,7 +55,7 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
           "0019_event_catalog", "0020_egress", "0021_trace_context", "0022_publish_trace_context",
           "0023_claim_returns_trace_context", "0024_claim_token_while_in_flight",
           "0025_claim_locks_its_share", "0026_queue_indexes_keep_one_entry_per_row",
-          "0027_event_type_keys_in_plpgsql", "0028_delivery_rows"));
+          "0027_event_type_keys_in_plpgsql", "0028_delivery_rows", "0029_fifo_keys_take_turns"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.
@@ -182,17 +182,18 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
 
   auto applied = pg::Migrate(db.url(), all);
   ASSERT_TRUE(applied) << applied.error().message;
-  EXPECT_THAT(*applied,
-              ::testing::ElementsAre(
-                  "0004_schema_webhookd", "0005_secret_rotation", "0006_tenants",
-                  "0008_purge_indexes", "0009_publish", "0010_event_type_keys", "0011_protection",
-                  "0012_claim_pending_destinations", "0013_delivery_counts",
-                  "0014_due_destinations", "0015_list_indexes", "0016_producer_hardening",
-                  "0017_destination_quota", "0018_ordered_delivery", "0019_event_catalog",
-                  "0020_egress", "0021_trace_context", "0022_publish_trace_context",
-                  "0023_claim_returns_trace_context", "0024_claim_token_while_in_flight",
-                  "0025_claim_locks_its_share", "0026_queue_indexes_keep_one_entry_per_row",
-                  "0027_event_type_keys_in_plpgsql", "0028_delivery_rows"));
+  EXPECT_THAT(
+      *applied,
+      ::testing::ElementsAre(
+          "0004_schema_webhookd", "0005_secret_rotation", "0006_tenants", "0008_purge_indexes",
+          "0009_publish", "0010_event_type_keys", "0011_protection",
+          "0012_claim_pending_destinations", "0013_delivery_counts", "0014_due_destinations",
+          "0015_list_indexes", "0016_producer_hardening", "0017_destination_quota",
+          "0018_ordered_delivery", "0019_event_catalog", "0020_egress", "0021_trace_context",
+          "0022_publish_trace_context", "0023_claim_returns_trace_context",
+          "0024_claim_token_while_in_flight", "0025_claim_locks_its_share",
+          "0026_queue_indexes_keep_one_entry_per_row", "0027_event_type_keys_in_plpgsql",
+          "0028_delivery_rows", "0029_fifo_keys_take_turns"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(db.Scalar("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
                       " WHERE schemaname = 'public'"),

@@ -37,7 +37,7 @@ CREATE OR REPLACE FUNCTION webhookd.fifo_due_heads(dest bigint, block boolean, w
 DECLARE
   start_after text;  -- the walk's first key is the first greater than this one
   heads bigint[];
-  last_key text;
+  stopped_at text;  -- the key of the last head this walk took
 BEGIN
   SELECT t.last_key INTO start_after FROM fifo_turns t WHERE t.destination_id = dest;
   -- keys(k, wrapped, n): from the first key after start_after to the last, then (wrapped)
@@ -87,10 +87,10 @@ BEGIN
                 AND l.dismissed_at IS NULL AND l.delivery_id < h.id
                 AND coalesce(b.ordering_key, '') = keys.k))
      LIMIT want)
-  SELECT array_agg(due.id), (array_agg(due.k ORDER BY due.n DESC))[1] INTO heads, last_key
+  SELECT array_agg(due.id), (array_agg(due.k ORDER BY due.n DESC))[1] INTO heads, stopped_at
     FROM due;
-  IF last_key IS NOT NULL THEN
-    INSERT INTO fifo_turns AS t (destination_id, last_key) VALUES (dest, last_key)
+  IF stopped_at IS NOT NULL THEN
+    INSERT INTO fifo_turns AS t (destination_id, last_key) VALUES (dest, stopped_at)
       ON CONFLICT (destination_id) DO UPDATE SET last_key = excluded.last_key;
   END IF;
   -- Locked like the plain branch's rows; one locked elsewhere waits for the next claim.

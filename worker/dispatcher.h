@@ -33,6 +33,8 @@ class Dispatcher {
     Duration lease = std::chrono::seconds(60);
     int default_max_in_flight = 16;
     Duration fallback_poll = std::chrono::seconds(1);
+    // How long a recorder waits for more outcomes (up to flush_batch) from the sends
+    // running when it begins to wait; with none running it writes what it has at once.
     Duration flush_interval = std::chrono::milliseconds(2);
     int flush_batch = 256;
     // Outcome writers: a delivery counts against its destination's cap until its outcome
@@ -83,6 +85,8 @@ class Dispatcher {
   // An open circuit's due delivery: nothing is sent; it is recorded as skipped and
   // rescheduled as a retryable failure would be.
   AttemptRecord Skip(const ClaimedDelivery& d);
+  // Hands outcomes to the recorders.
+  void Record(std::vector<AttemptRecord> records);
   void Wake();
   void Backoff(Duration& delay);
   void Recheck();
@@ -106,6 +110,12 @@ class Dispatcher {
   // The claim loop sleeps because every slot is taken: only then does the end of a send
   // wake it.
   std::atomic<bool> slots_full_{false};
+  // Sends started and ended, ever; a recorder waits for more outcomes only until the sends
+  // started before its batch's first outcome arrived have ended (flush_at_: the count it
+  // waits for, the latest recorder's when two wait).
+  std::atomic<int64_t> sends_started_{0};
+  std::atomic<int64_t> sends_ended_{0};
+  std::atomic<int64_t> flush_at_{0};
 
   // The claim loop sleeps here; notifications, freed slots and Stop() wake it (woken_),
   // and so do written outcomes (recheck_), which may or may not have made work due.
@@ -119,9 +129,11 @@ class Dispatcher {
   std::condition_variable done_cv_;
   std::vector<ReleasedClaim> unstarted_;
 
+  // Taken after done_mu_ where both are held (Ended), never before it.
   std::mutex records_mu_;
   std::condition_variable records_cv_;
   std::vector<AttemptRecord> records_;
+  int64_t records_wave_ = 0;  // sends_started_ when the first of records_ arrived
   bool records_closed_ = false;
 
   std::thread listener_;

@@ -59,7 +59,8 @@ class FakeQueue final : public DeliveryQueue {
   // When > 0, at most this many claimed deliveries may be unrecorded, as a destination's
   // cap counts its deliveries until their outcomes are written.
   int unrecorded_cap = 0;
-  Duration record_delay{0};  // each RecordOutcomes waits this long before it records
+  Duration record_delay{0};   // each RecordOutcomes waits this long before it records
+  int record_statements = 0;  // RecordOutcomes calls
 
   void Add(ClaimedDelivery d) {
     std::lock_guard lock(mu);
@@ -101,6 +102,7 @@ class FakeQueue final : public DeliveryQueue {
     std::this_thread::sleep_for(record_delay);
     {
       std::lock_guard lock(mu);
+      ++record_statements;
       protection = settings;
       for (const AttemptRecord& r : batch) {
         records.push_back(r);
@@ -155,8 +157,18 @@ class FakeSender final : public Sender {
     sent.push_back(out);
     ++started_;
     cv_.notify_all();
-    cv_.wait(lock, [&] { return open_; });
-    return script_[std::min(sent.size() - 1, script_.size() - 1)];
+    const size_t n = sent.size();
+    cv_.wait(lock, [&] { return open_ || released_ > 0; });
+    if (!open_) --released_;
+    return script_[std::min(n - 1, script_.size() - 1)];
+  }
+  // While closed, lets `n` blocked or later requests answer.
+  void Release(int n) {
+    {
+      std::lock_guard lock(mu_);
+      released_ += n;
+    }
+    cv_.notify_all();
   }
   // While closed, Send blocks after recording its request.
   void SetOpen(bool open) {
@@ -181,6 +193,7 @@ class FakeSender final : public Sender {
   std::vector<SendResult> script_;
   std::vector<Outgoing> sent;
   int started_ = 0;
+  int released_ = 0;
   bool open_ = true;
 
  public:
@@ -487,6 +500,56 @@ TEST(DispatcherTest, AClaimHeldBackByACapIsMadeAgainOnceOutcomesAreWritten) {
   Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
   Running run(dispatcher);
   EXPECT_TRUE(store.WaitForRecords(2, 5s)) << "the held-back claim waited for the poll";
+  run.Stop();
+}
+
+TEST(DispatcherTest, OutcomesWaitForTheSendsRunningWhenTheFirstArrivedAndNoLonger) {
+  // A recorder's patience is an hour here: an outcome written at all was written because
+  // the sends it waited for had ended, not because the patience ran out.
+  FakeQueue store;
+  FakeSender sender;
+  sender.SetOpen(false);
+  FakeClock clock;
+  FakeRandom random({0.5});
+  store.Add(Delivery(1));
+  store.Add(Delivery(2));
+  Dispatcher::Options options = FastOptions();
+  options.flush_interval = 1h;
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
+  Running run(dispatcher);
+  struct Opened {  // before the dispatcher stops, even after a failed assertion
+    FakeSender& sender;
+    ~Opened() { sender.SetOpen(true); }
+  } opened{sender};
+  ASSERT_TRUE(sender.WaitForStarted(2));
+  sender.Release(1);
+  std::this_thread::sleep_for(200ms);
+  {
+    std::lock_guard lock(store.mu);
+    EXPECT_TRUE(store.records.empty()) << "written while the other send was still running";
+  }
+  sender.Release(1);
+  ASSERT_TRUE(store.WaitForRecords(2)) << "held for the patience with no send running";
+  {
+    std::lock_guard lock(store.mu);
+    EXPECT_EQ(store.record_statements, 1);
+  }
+  // A send started after the first outcome arrived does not hold it: it ends a whole
+  // send later.
+  store.Add(Delivery(3));
+  store.Add(Delivery(4));
+  ASSERT_TRUE(sender.WaitForStarted(4));
+  sender.Release(1);  // the first outcome arrives with two sends running
+  store.Add(Delivery(5));
+  ASSERT_TRUE(sender.WaitForStarted(5));
+  sender.Release(1);
+  ASSERT_TRUE(store.WaitForRecords(4)) << "held for a send started after the first outcome";
+  {
+    std::lock_guard lock(store.mu);
+    EXPECT_EQ(store.records.size(), 4u);  // the fifth is still being sent
+  }
+  sender.Release(1);
+  EXPECT_TRUE(store.WaitForRecords(5));
   run.Stop();
 }
 

@@ -32,7 +32,13 @@ class HaCluster {
     if (::mkdtemp(templ) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir_ = templ;
     ::chmod(dir_.c_str(), 0755);  // Patroni runs as postgres when the test is root
-    Run("up");
+    try {
+      Run("up");
+    } catch (...) {
+      // No destructor runs for a constructor that throws: what `up` started stops here.
+      Down();
+      throw;
+    }
     std::istringstream env(ReadFile(dir_ + "/ha.env"));
     for (std::string line; std::getline(env, line);) {
       const auto eq = line.find('=');
@@ -44,7 +50,12 @@ class HaCluster {
       env_[line.substr(0, eq)] = value;
     }
   }
-  ~HaCluster() {
+  ~HaCluster() { Down(); }
+  HaCluster(const HaCluster&) = delete;
+  HaCluster& operator=(const HaCluster&) = delete;
+
+  // Stops every process of the cluster and removes its directory.
+  void Down() {
     try {
       Run("down");
     } catch (const std::exception& e) {
@@ -53,8 +64,6 @@ class HaCluster {
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
   }
-  HaCluster(const HaCluster&) = delete;
-  HaCluster& operator=(const HaCluster&) = delete;
 
   // Runs `scripts/ha ARGS`; its output, or an exception naming it when it failed.
   std::string Run(const std::string& args) {

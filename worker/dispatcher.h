@@ -33,8 +33,9 @@ class Dispatcher {
     Duration lease = std::chrono::seconds(60);
     int default_max_in_flight = 16;
     Duration fallback_poll = std::chrono::seconds(1);
-    // How long a recorder waits for more outcomes (up to flush_batch) from the sends
-    // running when it begins to wait; with none running it writes what it has at once.
+    // How long a recorder waits for more outcomes (up to flush_batch) from the sends that
+    // were running when the first of its batch arrived; once those have ended, or with
+    // none running, it writes what it has at once.
     Duration flush_interval = std::chrono::milliseconds(2);
     int flush_batch = 256;
     // Outcome writers: a delivery counts against its destination's cap until its outcome

@@ -163,14 +163,14 @@ void Dispatcher::Run() {
         }
       }
     }
-    const int free = options_.concurrency - in_flight_.load();
+    const int free = options_.concurrency - in_flight();
     int want = std::min(free, options_.claim_batch);
     int got = 0;
     if (want <= 0) {
       // Every slot is taken: the end of a send wakes this loop from now on. The slots are
       // counted again after the flag is raised, so an end between the two is not missed.
       slots_full_ = true;
-      if (options_.concurrency - in_flight_.load() > 0) {
+      if (options_.concurrency - in_flight() > 0) {
         slots_full_ = false;
         continue;
       }
@@ -195,7 +195,6 @@ void Dispatcher::Run() {
         if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
           metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
         }
-        ++in_flight_;
         ++sends_started_;
         Start(std::move(d));
       }
@@ -230,7 +229,7 @@ void Dispatcher::Run() {
   std::vector<ReleasedClaim> unstarted;
   {
     std::unique_lock lock(done_mu_);
-    done_cv_.wait(lock, [&] { return in_flight_.load() == 0; });
+    done_cv_.wait(lock, [&] { return in_flight() == 0; });
     unstarted.swap(unstarted_);
   }
   if (!unstarted.empty()) {
@@ -454,11 +453,12 @@ void Dispatcher::Ended() {
   // All under the lock, the wake-up included: once the count reaches 0 the shutdown's wait
   // may return and the Dispatcher be destroyed, so nothing of it may be touched after the
   // lock is released (ThreadSanitizer saw Wake() race the destructor).
-  // The claim loop adds to the count without this lock, hence the atomic decrement.
+  // The claim loop adds to the count without this lock, hence the atomic counts.
   // The count falls before the flag is read, and the claim loop raises the flag before it
   // counts again: one of the two sees the other.
   std::lock_guard lock(done_mu_);
-  const int after = --in_flight_;
+  const int64_t ended = ++sends_ended_;
+  const int after = static_cast<int>(sends_started_.load() - ended);
   // Only a loop that waits for slots is woken, and only once a useful share is free, not
   // on every completion. A loop that got less than it asked for waits for outcomes
   // instead (a destination's cap counts a delivery until its outcome is written).
@@ -468,7 +468,7 @@ void Dispatcher::Ended() {
   }
   // The last send a waiting recorder waits for has ended: it writes its outcomes now.
   // Notified under its lock, so a recorder between its check and its wait is not missed.
-  if (++sends_ended_ == flush_at_.load()) {
+  if (ended == flush_at_.load()) {
     std::lock_guard records_lock(records_mu_);
     records_cv_.notify_all();
   }

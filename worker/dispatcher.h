@@ -62,7 +62,7 @@ class Dispatcher {
   void Stop();
 
   // The deliveries in this process between claim and send end (for tests and metrics).
-  int in_flight() const { return in_flight_.load(); }
+  int in_flight() const { return static_cast<int>(sends_started_.load() - sends_ended_.load()); }
 
  private:
   // What a started send needs when its answer comes back.
@@ -105,15 +105,15 @@ class Dispatcher {
   TokenSource tokens_;  // OAuth tokens of this process's destinations
 
   std::atomic<bool> stopping_{false};
-  std::atomic<int> in_flight_{0};
   // The last claim got fewer deliveries than it asked for.
   std::atomic<bool> held_back_{false};
   // The claim loop sleeps because every slot is taken: only then does the end of a send
   // wake it.
   std::atomic<bool> slots_full_{false};
-  // Sends started and ended, ever; a recorder waits for more outcomes only until the sends
-  // started before its batch's first outcome arrived have ended (flush_at_: the count it
-  // waits for, the latest recorder's when two wait).
+  // Sends started and ended, ever: the difference is what is in flight. A recorder waits
+  // for more outcomes only until the sends started before its batch's first outcome
+  // arrived have ended (flush_at_: the count it waits for, the latest recorder's when two
+  // wait).
   std::atomic<int64_t> sends_started_{0};
   std::atomic<int64_t> sends_ended_{0};
   std::atomic<int64_t> flush_at_{0};

@@ -46,6 +46,19 @@ class ClaimScalePgTest : public testing::PgTest {
     return BuffersHit(*c) - before;
   }
 
+  // The shared buffers an EXPLAIN (ANALYZE, BUFFERS) plan's top node hit, which hold its
+  // children's and what a function it calls read; -1 when the plan shows none.
+  static int64_t PlanBuffersHit(const pqxx::result& plan) {
+    std::smatch m;
+    for (const auto& row : plan) {
+      const std::string line = row[0].c_str();
+      if (std::regex_search(line, m, std::regex("Buffers: shared hit=([0-9]+)"))) {
+        return static_cast<int64_t>(std::stoll(m[1].str()));
+      }
+    }
+    return -1;
+  }
+
   // What one claim of up to `batch` costs in buffers.
   int64_t ClaimCost(int batch) {
     int64_t claimed = 0;
@@ -145,19 +158,11 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBack
   const auto probes_cost = [&]() -> int64_t {
     auto c = testing::TestDatabase::Connect(db_.url());
     pqxx::work tx(*c);  // rolled back: the rows stay pending
-    const auto plan = tx.exec(
-        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT c.id FROM destinations t,"
-        " LATERAL (SELECT d.id FROM deliveries d WHERE d.destination_id = t.id"
-        " AND d.status = 'pending' AND d.next_attempt_at <= now()"
-        " ORDER BY d.destination_id, d.next_attempt_at LIMIT 2 FOR UPDATE SKIP LOCKED) c");
-    std::smatch m;
-    for (const auto& row : plan) {
-      const std::string line = row[0].c_str();
-      if (std::regex_search(line, m, std::regex("Buffers: shared hit=([0-9]+)"))) {
-        return static_cast<int64_t>(std::stoll(m[1].str()));
-      }
-    }
-    return -1;
+    return PlanBuffersHit(
+        tx.exec("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT c.id FROM destinations t,"
+                " LATERAL (SELECT d.id FROM deliveries d WHERE d.destination_id = t.id"
+                " AND d.status = 'pending' AND d.next_attempt_at <= now()"
+                " ORDER BY d.destination_id, d.next_attempt_at LIMIT 2 FOR UPDATE SKIP LOCKED) c"));
   };
   // A scan marks an entry only once its row is dead to every open transaction, which
   // other tests on this server may hold back for a moment: the probes are tried again
@@ -187,19 +192,12 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
   // The claim's own buffers (EXPLAIN counts what the function reads inside it), so no other
   // backend's reads count; rolled back, so every try meets the same rows and only the
   // marks it leaves in the index (which no rollback undoes) carry over.
+  int64_t in_flight = 0;
   const auto claim = [&] {
     pqxx::work tx(*worker);
-    int64_t cost = -1;
-    for (const auto& row :
-         tx.exec("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM claim_due(1, 60000000, 1, 16)")) {
-      std::smatch m;
-      const std::string line = row[0].c_str();
-      if (std::regex_search(line, m, std::regex("Buffers: shared hit=([0-9]+)"))) {
-        cost = static_cast<int64_t>(std::stoll(m[1].str()));
-        break;  // the top node's, which holds the rest
-      }
-    }
-    claimed_ =
+    const int64_t cost = PlanBuffersHit(
+        tx.exec("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM claim_due(1, 60000000, 1, 16)"));
+    in_flight =
         tx.exec1("SELECT count(*) FROM deliveries WHERE status = 'in_flight'")[0].as<int64_t>();
     tx.abort();
     return cost;
@@ -229,7 +227,7 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
   }
   // Fetching the finished deliveries again: about 190 buffers a claim; stepping over the
   // marked entries: about 65.
-  EXPECT_EQ(claimed_, 1);  // a claim of one took one
+  EXPECT_EQ(in_flight, 1);  // a claim of one took one
   EXPECT_GT(cost, 0);
   EXPECT_LT(cost, 130) << "the claim read " << cost << " buffers";
   RecordProperty("claim_buffers_past_finished_in_flight", static_cast<int>(cost));

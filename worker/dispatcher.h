@@ -62,7 +62,13 @@ class Dispatcher {
   void Stop();
 
   // The deliveries in this process between claim and send end (for tests and metrics).
-  int in_flight() const { return static_cast<int>(sends_started_.load() - sends_ended_.load()); }
+  // Ended is read first: every send it counts had started by then, so from any thread the
+  // difference is never below what was in flight (read the other way round, sends started
+  // and ended between the two reads could make it negative).
+  int in_flight() const {
+    const int64_t ended = sends_ended_.load();
+    return static_cast<int>(sends_started_.load() - ended);
+  }
 
  private:
   // What a started send needs when its answer comes back.

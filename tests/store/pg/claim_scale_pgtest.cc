@@ -49,10 +49,11 @@ class ClaimScalePgTest : public testing::PgTest {
   // The shared buffers an EXPLAIN (ANALYZE, BUFFERS) plan's top node hit, which hold its
   // children's and what a function it calls read; -1 when the plan shows none.
   static int64_t PlanBuffersHit(const pqxx::result& plan) {
+    static const std::regex kBuffers("Buffers: shared hit=([0-9]+)");
     std::smatch m;
     for (const auto& row : plan) {
       const std::string line = row[0].c_str();
-      if (std::regex_search(line, m, std::regex("Buffers: shared hit=([0-9]+)"))) {
+      if (std::regex_search(line, m, kBuffers)) {
         return static_cast<int64_t>(std::stoll(m[1].str()));
       }
     }

@@ -92,6 +92,16 @@ class ProtectionPgTest : public testing::PgTest {
     return db_.Scalar("SELECT " + expr + " FROM destinations WHERE id = " + N(dst));
   }
 
+  // Microseconds from the statement that recorded `delivery`'s attempt (its updated_at is
+  // that statement's now()) to its destination's probe time. Measured against a later
+  // now() instead, it shrinks by however long the test took in between.
+  int64_t ProbeWaitUs(int64_t delivery) {
+    return std::stoll(db_.Scalar(
+        "SELECT (extract(epoch FROM t.next_probe_at - d.updated_at) * 1000000)::bigint"
+        " FROM destinations t JOIN deliveries d ON d.destination_id = t.id WHERE d.id = " +
+        N(delivery)));
+  }
+
   // The payloads of the operational events of `type`, oldest first.
   std::vector<Json> Events(const std::string& type) {
     std::vector<Json> out;
@@ -141,9 +151,8 @@ TEST_F(ProtectionPgTest, ThresholdFailuresOpenTheCircuitAndPublishItOnce) {
   EXPECT_EQ(Col(dst, "circuit"), "open");
   EXPECT_EQ(Col(dst, "consecutive_failures"), "3");
   EXPECT_EQ(Col(dst, "cooldown_us"), "10000000");
-  const double wait = std::stod(Col(dst, "extract(epoch FROM next_probe_at - now())"));
-  EXPECT_GE(wait, 8.0 - 0.5);
-  EXPECT_LE(wait, 12.0);
+  // The record's draw is 0: the cooldown times 0.8.
+  EXPECT_EQ(ProbeWaitUs(third.deliveries[0].delivery_id), 8'000'000);
 
   auto got = store_.GetDestination(dst, Scope::All());
   ASSERT_TRUE(got);
@@ -322,9 +331,8 @@ TEST_F(ProtectionPgTest, AFailedProbeReopensWithTheCooldownDoubledUpToAnHour) {
     EXPECT_EQ(Answer(probe, 500).circuits_opened, 1);
     EXPECT_EQ(Col(dst, "circuit"), "open");
     EXPECT_EQ(Col(dst, "cooldown_us"), N(cooldown_s * 1'000'000));
-    const double wait = std::stod(Col(dst, "extract(epoch FROM next_probe_at - now())"));
-    EXPECT_GE(wait, 0.8 * static_cast<double>(cooldown_s) - 1) << cooldown_s;
-    EXPECT_LE(wait, 1.2 * static_cast<double>(cooldown_s)) << cooldown_s;
+    // The record's draw is 0: the doubled cooldown times 0.8.
+    EXPECT_EQ(ProbeWaitUs(probe[0].delivery_id), cooldown_s * 800'000) << cooldown_s;
   }
   // Near the hour, the doubling stops at it.
   db_.Exec("UPDATE destinations SET cooldown_us = 3000000000 WHERE id = " + N(dst));

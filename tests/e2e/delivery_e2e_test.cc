@@ -167,12 +167,13 @@ TEST_F(DeliveryE2eTest, RetriesOnTheJitteredScheduleUntilSuccess) {
   ASSERT_EQ(requests.size(), 3u);
 
   // Wait k is the schedule's entry k times [0.8, 1.2]; it runs from after the attempt, so
-  // the gap between arrivals is never shorter, and only a little longer.
+  // the gap between arrivals is never shorter, and only a little longer (the outcome's
+  // write, the next claim and a connection: a second at most on a loaded machine).
   const std::vector<Ms> schedule = {1000ms, 2000ms};
   for (size_t k = 0; k < 2; ++k) {
     const auto gap = std::chrono::duration_cast<Ms>(requests[k + 1].at - requests[k].at);
     EXPECT_GE(gap.count(), schedule[k].count() * 8 / 10 - 20) << "gap " << k;
-    EXPECT_LE(gap.count(), schedule[k].count() * 12 / 10 + 300) << "gap " << k;
+    EXPECT_LE(gap.count(), schedule[k].count() * 12 / 10 + 1000) << "gap " << k;
   }
 
   std::set<std::string> timestamps;
@@ -273,9 +274,10 @@ TEST_F(DeliveryE2eTest, RetryAfterOnA429IsHonoured) {
   ASSERT_TRUE(receiver.WaitFor(2, 15s));
   const auto requests = receiver.requests();
   const auto gap = std::chrono::duration_cast<Ms>(requests[1].at - requests[0].at);
-  // Retry-After × [1.0, 1.2]: never sooner (the 1 s schedule would be), at most 2.4 s.
+  // Retry-After × [1.0, 1.2]: never sooner (the 1 s schedule would be), at most 2.4 s and
+  // the overhead of a retry (a second at most on a loaded machine).
   EXPECT_GE(gap.count(), 2000 - 10);
-  EXPECT_LE(gap.count(), 2400 + 300);
+  EXPECT_LE(gap.count(), 2400 + 1000);
 
   const Json delivery = WaitForStatus(delivery_id, "succeeded", 10s);
   EXPECT_EQ(delivery["status"], "succeeded");
@@ -419,10 +421,12 @@ TEST_F(DeliveryE2eTest, SigtermDrainsInFlightAndReleasesTheRest) {
   ASSERT_TRUE(receiver.WaitFor(4, 10s));
   const auto signalled = std::chrono::steady_clock::now();
   worker->process().Signal(SIGTERM);
-  const auto code = worker->process().Wait(2000ms + 3000ms);
-  ASSERT_TRUE(code.has_value()) << "the worker did not stop within the attempt timeout + 3 s";
+  // The attempt timeout and a margin for a sanitized build's exit (its leak check) on a
+  // loaded machine.
+  const auto code = worker->process().Wait(2000ms + 6000ms);
+  ASSERT_TRUE(code.has_value()) << "the worker did not stop within the attempt timeout + 6 s";
   EXPECT_EQ(*code, 0) << ReadFile(worker->log_path());
-  EXPECT_LE(std::chrono::steady_clock::now() - signalled, 5s);
+  EXPECT_LE(std::chrono::steady_clock::now() - signalled, 8s);
 
   // The held requests finished and were recorded; nothing is left claimed (the lease of
   // 30 s would keep a lost claim in_flight far beyond this test).

@@ -71,8 +71,17 @@ TEST(ObservabilityE2eTest, MetricsAndStatsMatchAScriptedRunExactly) {
       },
       10s));
 
-  auto metrics = webhookd.Call("GET", "/metrics");
-  ASSERT_EQ(metrics.status, 200);
+  // The recorder counts outcomes just after it writes them: a read of /metrics right after
+  // the API shows them can come in between.
+  httplib::Response metrics;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        metrics = webhookd.Call("GET", "/metrics");
+        return metrics.status == 200 &&
+               Sample(metrics.body, "webhookd_delivery_latency_seconds_count") == 3;
+      },
+      10s))
+      << metrics.body;
   const std::string& m = metrics.body;
   EXPECT_EQ(Sample(m, "webhookd_events_ingested_total"), 1);
   EXPECT_EQ(Sample(m, "webhookd_deliveries_created_total"), 3);

@@ -189,17 +189,33 @@ TEST_F(ProtectionE2eTest, A429StormLowersTheCapAndItComesBack) {
   GaugeReceiver gauge(50ms, [](int nth) { return nth < 6 ? 429 : 200; });
   const Json dest =
       CreateDestination({{"url", gauge.url()}, {"event_types", {"order.*"}}, {"max_in_flight", 8}});
+  // The cap is watched from before the first event: on a slow machine the storm can be over
+  // and the cap back at 8 by the time the last event is posted.
+  std::atomic<int> lowest{8};
+  struct Watch {
+    std::atomic<bool> done{false};
+    std::thread thread;
+    ~Watch() {
+      done = true;
+      if (thread.joinable()) thread.join();
+    }
+  } watch;
+  const std::string path = "/v1/destinations/" + dest["id"].get<std::string>();
+  watch.thread = std::thread([&] {
+    while (!watch.done) {
+      const Json got = Json::parse(W().Call("GET", path).body, nullptr, false);
+      const Json::json_pointer cap("/health/effective_max_in_flight");
+      if (got.is_object() && got.contains(cap) && got.at(cap).is_number_integer()) {
+        lowest = std::min(lowest.load(), got.at(cap).get<int>());
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+  });
   PostEvents(40);
-
-  int lowest = 8;
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        lowest = std::min(lowest, Health(dest)["health"]["effective_max_in_flight"].get<int>());
-        return gauge.delivered() == 40;
-      },
-      60s, 10ms))
-      << gauge.delivered();
-  EXPECT_LT(lowest, 8);
+  ASSERT_TRUE(WaitUntil([&] { return gauge.delivered() == 40; }, 60s, 10ms)) << gauge.delivered();
+  watch.done = true;
+  watch.thread.join();
+  EXPECT_LT(lowest.load(), 8);
   const auto seen = gauge.seen();
   ASSERT_GE(seen.size(), 46u);
   // The first wave had the whole cap; once the 429s are written the receiver gets at
@@ -233,8 +249,9 @@ TEST_F(ProtectionE2eTest, TheRateLimitHoldsAcrossThreeWorkers) {
     for (size_t j = i; j < seen.size(); ++j) {
       const double t = std::chrono::duration<double>(seen[j].at - seen[i].at).count();
       // The bucket is spent at the claim; a request arrives later by a varying delay (a
-      // worker's first connection, its queue), so 200 ms of slack on the window.
-      EXPECT_LE(static_cast<double>(j - i + 1), 5 * (t + 0.2 + 1)) << i << ".." << j;
+      // worker's first connection, its queue; more on a loaded machine), so half a second
+      // of slack on the window. The exact bound is protection_pgtest's, on the claims.
+      EXPECT_LE(static_cast<double>(j - i + 1), 5 * (t + 0.5 + 1)) << i << ".." << j;
     }
   }
   // 30 at 5 per second with a full bucket of 5 to start: not much under 5 s.

@@ -228,10 +228,11 @@ TEST_F(PublicFaceSecurityTest, FiveHundredStalledClientsDoNotDelayHealthOrIngest
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   EXPECT_EQ(StatusOf(answer), 202) << answer;
   RecordProperty("ingest_ms", static_cast<int>(ingest_ms));
-  // Generous against a loaded, sanitized build; the issue's measurement was "no answer
-  // within 5 s" with 300 such clients.
-  EXPECT_LT(took.count(), 1000);
-  EXPECT_LT(ingest_ms, 1000);
+  // Generous against a loaded, sanitized build (a first ingest may open a database
+  // connection); the failure this guards against was "no answer within 5 s" with 300 such
+  // clients.
+  EXPECT_LT(took.count(), 3000);
+  EXPECT_LT(ingest_ms, 3000);
 }
 
 TEST_F(PublicFaceSecurityTest, ARequestTrickledSlowerThanItsDeadlineIsCutOff) {
@@ -317,7 +318,8 @@ TEST_F(PublicFaceSecurityTest, AFloodOfMadeUpKeysIsCutOffBeforeItReachesTheDatab
   int unauthorized = 0;
   int limited = 0;
   std::string retry_after;
-  for (int i = 0; i < 700 && limited == 0; ++i) {
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 2000 && limited == 0; ++i) {
     auto r = bogus->Get("/v1/destinations");
     ASSERT_TRUE(r) << i;
     if (r->status == 401) ++unauthorized;
@@ -328,8 +330,9 @@ TEST_F(PublicFaceSecurityTest, AFloodOfMadeUpKeysIsCutOffBeforeItReachesTheDatab
     }
   }
   // The burst an address may fail, plus what refilled (10 a second) while it ran.
+  const double ran_s = std::chrono::duration<double>(Clock::now() - t0).count();
   EXPECT_GE(unauthorized, 600);
-  EXPECT_LT(unauthorized, 700);
+  EXPECT_LE(unauthorized, 600 + 10 * ran_s + 1) << ran_s << " s";
   EXPECT_EQ(limited, 1);
   EXPECT_FALSE(retry_after.empty());
   // Health is not behind the limit.
@@ -341,19 +344,24 @@ TEST_F(PublicFaceSecurityTest, AFloodOfMadeUpKeysIsCutOffBeforeItReachesTheDatab
 TEST_F(PublicFaceSecurityTest, ReadinessIsAskedOfTheDatabaseAtMostOnceASecond) {
   auto client = webhookd_.Client("");
   client->set_read_timeout(std::chrono::seconds(3));
-  ASSERT_EQ(client->Get("/readyz")->status, 200);
   // Readiness reads the migrations table: with it locked, a /readyz that asked the
-  // database would wait. Answered from the last second's answer, none does.
+  // database would wait. Answered from the last second's answer, none does. The lock's
+  // connection is opened first, so that the second after the answer is all the loop's.
   auto conn = TestDatabase::Connect(db_.url());
   pqxx::work lock(*conn);
+  ASSERT_EQ(client->Get("/readyz")->status, 200);
+  const auto answered_at = Clock::now();
   lock.exec("LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE");
+  int asked = 0;
   int answered = 0;
-  for (int i = 0; i < 50; ++i) {
+  while (asked < 50 && Clock::now() - answered_at < std::chrono::milliseconds(700)) {
     auto r = client->Get("/readyz");
+    ++asked;
     answered += r && r->status == 200;
   }
   lock.abort();
-  EXPECT_EQ(answered, 50);
+  EXPECT_GE(asked, 1);
+  EXPECT_EQ(answered, asked);
 }
 
 }  // namespace

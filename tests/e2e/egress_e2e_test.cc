@@ -16,13 +16,6 @@ namespace {
 using Json = nlohmann::json;
 using namespace std::chrono_literals;
 
-// `n` times `wait`, comma-separated: a retry schedule.
-std::string Repeated(const std::string& wait, int n) {
-  std::string out = wait;
-  for (int i = 1; i < n; ++i) out += "," + wait;
-  return out;
-}
-
 TEST(EgressE2eTest, DeliveriesGoThroughTheProxyAndADeadProxyOpensNoCircuit) {
   ForwardProxy proxy;
   Receiver receiver;
@@ -31,7 +24,7 @@ TEST(EgressE2eTest, DeliveriesGoThroughTheProxyAndADeadProxyOpensNoCircuit) {
                            {{"WEBHOOKD_EGRESS_PROXY", proxy.url()},
                             // Skips use attempts up: enough for the checks and a restart
                             // of the proxy (6 s) before the delivery would be exhausted.
-                            {"WEBHOOKD_RETRY_SCHEDULE", Repeated("300ms", 20)},
+                            {"WEBHOOKD_RETRY_SCHEDULE", RetrySchedule("300ms", 20)},
                             {"WEBHOOKD_RETRY_JITTER", "0"},
                             {"WEBHOOKD_CIRCUIT_THRESHOLD", "2"}});
   const auto call = [&](const std::string& method, const std::string& path, const Json& body) {

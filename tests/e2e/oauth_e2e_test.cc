@@ -54,9 +54,7 @@ TEST(OauthE2eTest, TokensAreFetchedOnceRefetchedAfterA401AndAFailingEndpointSend
       db.url(), "all",
       // Attempts for 3 s: a delivery outlives the token endpoint's failure and the checks
       // made while it fails, however slow the machine.
-      {{"WEBHOOKD_RETRY_SCHEDULE",
-        "200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,"
-        "200ms"},
+      {{"WEBHOOKD_RETRY_SCHEDULE", RetrySchedule("200ms", 15)},
        {"WEBHOOKD_RETRY_JITTER", "0"},
        {"WEBHOOKD_ENCRYPTION_KEY", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="}});
   const Json auth = {{"type", "oauth2_client_credentials"},

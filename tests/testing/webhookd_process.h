@@ -60,4 +60,11 @@ class WebhookdProcess {
 // Every test's log files go here; the e2e suite greps them for secrets.
 std::string TestLogDir();
 
+// `n` times `wait`, comma-separated: a WEBHOOKD_RETRY_SCHEDULE of n equal waits.
+inline std::string RetrySchedule(const std::string& wait, int n) {
+  std::string out = wait;
+  for (int i = 1; i < n; ++i) out += "," + wait;
+  return out;
+}
+
 }  // namespace webhookd::testing

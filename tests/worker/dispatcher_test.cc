@@ -19,6 +19,7 @@
 #include "core/ids.h"
 #include "core/signing.h"
 #include "tests/testing/fakes.h"
+#include "tests/testing/wait.h"
 #include "worker/threaded_sender.h"
 
 namespace webhookd {
@@ -542,10 +543,7 @@ TEST(DispatcherTest, OutcomesWaitForTheSendsRunningWhenTheFirstArrivedAndNoLonge
   sender.Release(1);  // the first outcome arrives with two sends running
   // Its send ends after its outcome reaches the recorder: only then is the fifth added, or
   // a slow sender thread would let the fifth start before that outcome arrived.
-  for (int i = 0; i < 1000 && dispatcher.in_flight() != 1; ++i) {
-    std::this_thread::sleep_for(10ms);
-  }
-  ASSERT_EQ(dispatcher.in_flight(), 1);
+  ASSERT_TRUE(testing::WaitUntil([&] { return dispatcher.in_flight() == 1; }, 10s, 10ms));
   store.Add(Delivery(5));
   ASSERT_TRUE(sender.WaitForStarted(5));
   sender.Release(1);

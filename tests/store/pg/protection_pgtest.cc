@@ -308,12 +308,9 @@ TEST_F(ProtectionPgTest, TheProbeTimeIsTheCooldownJitteredByTheRecordsDraw) {
       records.push_back(r);
     }
     ASSERT_EQ(Write(records).circuits_opened, 1);
-    // The delivery's updated_at is the same statement's now().
-    const std::string waited = db_.Scalar(
-        "SELECT (extract(epoch FROM t.next_probe_at - d.updated_at) * 1000000)::bigint"
-        " FROM destinations t JOIN deliveries d ON d.destination_id = t.id WHERE t.id = " +
-        N(dst) + " LIMIT 1");
-    EXPECT_EQ(waited, N(std::llround(10'000'000 * (0.8 + 0.4 * u)))) << u;
+    EXPECT_EQ(ProbeWaitUs(batch.deliveries[0].delivery_id),
+              std::llround(10'000'000 * (0.8 + 0.4 * u)))
+        << u;
     db_.Exec("UPDATE destinations SET enabled = false WHERE id = " +
              N(dst));  // out of the next round
   }

@@ -56,7 +56,7 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
           "0023_claim_returns_trace_context", "0024_claim_token_while_in_flight",
           "0025_claim_locks_its_share", "0026_queue_indexes_keep_one_entry_per_row",
           "0027_event_type_keys_in_plpgsql", "0028_delivery_rows", "0029_fifo_keys_take_turns",
-          "0030_claim_reads_by_index_scans"));
+          "0030_claim_reads_by_index_scans", "0031_parents_by_construction"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.
@@ -194,7 +194,8 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
           "0022_publish_trace_context", "0023_claim_returns_trace_context",
           "0024_claim_token_while_in_flight", "0025_claim_locks_its_share",
           "0026_queue_indexes_keep_one_entry_per_row", "0027_event_type_keys_in_plpgsql",
-          "0028_delivery_rows", "0029_fifo_keys_take_turns", "0030_claim_reads_by_index_scans"));
+          "0028_delivery_rows", "0029_fifo_keys_take_turns", "0030_claim_reads_by_index_scans",
+          "0031_parents_by_construction"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(db.Scalar("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
                       " WHERE schemaname = 'public'"),

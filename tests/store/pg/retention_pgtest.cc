@@ -105,8 +105,8 @@ TEST_F(RetentionPgTest, APurgeTakesAtMostOneBatchAndSkipsWhileAnotherPurges) {
   EXPECT_EQ(Count("deliveries"), "0");
 }
 
-// A batch must cost the same however much is kept, so every row it reads, the foreign key
-// checks' lookups included, must be reachable through an index. With sequential scans
+// A batch must cost the same however much is kept, so every row it reads must be reachable
+// through an index. With sequential scans
 // priced out (enable_seqscan = off), one still counted in the transaction's own table
 // statistics (pg_stat_xact_user_tables) is a lookup with no index to take: before
 // dead_letters_delivery, one whole scan of dead_letters per deleted delivery.

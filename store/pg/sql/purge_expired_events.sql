@@ -6,19 +6,20 @@
 -- the snapshot counted under it went (no foreign key checks this; migrations/0031).
 --
 -- Every row is found through an index, so a batch costs the same however large the tables
--- are. OFFSET 0 keeps the check for unfinished deliveries a lookup per event (through
--- deliveries_event): as a join, the planner would rather read every delivery once. An
+-- are. Each event's deliveries are counted in one lookup (through deliveries_event), a
+-- subquery the planner cannot turn into a join that reads every delivery once. An
 -- idempotency key is found through idempotency_keys_created: a key and its event are
 -- written in one transaction, so they have the same created_at (now()).
 WITH doomed AS (
-  SELECT e.id, (SELECT count(*) FROM deliveries d WHERE d.event_id = e.id) AS deliveries
+  SELECT e.id, n.deliveries
     FROM events e
-   WHERE e.created_at < now() - $1::bigint * interval '1 microsecond'
-     AND NOT EXISTS (SELECT 1 FROM deliveries d
-                      WHERE d.event_id = e.id AND d.status IN ('pending', 'in_flight')
-                     OFFSET 0)
+   CROSS JOIN LATERAL (
+     SELECT count(*) AS deliveries,
+            count(*) FILTER (WHERE d.status IN ('pending', 'in_flight')) AS unfinished
+       FROM deliveries d WHERE d.event_id = e.id) n
+   WHERE e.created_at < now() - $1::bigint * interval '1 microsecond' AND n.unfinished = 0
    ORDER BY e.id LIMIT $2
-     FOR UPDATE SKIP LOCKED),
+     FOR UPDATE OF e SKIP LOCKED),
 gone AS (
   DELETE FROM deliveries d USING doomed
    WHERE d.event_id = doomed.id AND d.status IN ('succeeded', 'dead_lettered', 'cancelled')

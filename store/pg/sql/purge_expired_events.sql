@@ -6,7 +6,8 @@
 -- the snapshot counted under it went (no foreign key checks this; migrations/0031).
 --
 -- Every row is found through an index, so a batch costs the same however large the tables
--- are. Each event's deliveries are counted in one lookup (through deliveries_event), a
+-- are; events are read only up to the last old one (migrations/0032), so a round with
+-- nothing to purge reads a few pages. Each event's deliveries are counted in one lookup (through deliveries_event), a
 -- subquery the planner cannot turn into a join that reads every delivery once. An
 -- idempotency key is found through idempotency_keys_created: a key and its event are
 -- written in one transaction, so they have the same created_at (now()).
@@ -17,7 +18,8 @@ WITH doomed AS (
      SELECT count(*) AS deliveries,
             count(*) FILTER (WHERE d.status IN ('pending', 'in_flight')) AS unfinished
        FROM deliveries d WHERE d.event_id = e.id) n
-   WHERE e.created_at < now() - $1::bigint * interval '1 microsecond' AND n.unfinished = 0
+   WHERE e.id <= webhookd.last_event_before(now() - $1::bigint * interval '1 microsecond')
+     AND e.created_at < now() - $1::bigint * interval '1 microsecond' AND n.unfinished = 0
    ORDER BY e.id LIMIT $2
      FOR UPDATE OF e SKIP LOCKED),
 gone AS (

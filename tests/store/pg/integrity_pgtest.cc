@@ -91,8 +91,8 @@ TEST_F(IntegrityPgTest, AReplayDuringAPurgeKeepsTheEventAndEverythingUnderIt) {
     }
   }
   ASSERT_EQ(Record(records).size(), 2u);
-  // Younger than a day, so that only the purge of events forgets the key.
-  // One transaction: a key is found by its event's created_at.
+  // Younger than a day, so that only the purge of events forgets the key; in one
+  // transaction, as a key is found by its event's created_at.
   db_.Exec(
       "UPDATE events SET created_at = now() - interval '2 hours'; "
       "UPDATE idempotency_keys SET created_at = now() - interval '2 hours'");

@@ -106,10 +106,10 @@ TEST_F(RetentionPgTest, APurgeTakesAtMostOneBatchAndSkipsWhileAnotherPurges) {
 }
 
 // A batch must cost the same however much is kept, so every row it reads must be reachable
-// through an index. With sequential scans
-// priced out (enable_seqscan = off), one still counted in the transaction's own table
-// statistics (pg_stat_xact_user_tables) is a lookup with no index to take: before
-// dead_letters_delivery, one whole scan of dead_letters per deleted delivery.
+// through an index. With sequential scans priced out (enable_seqscan = off), one still
+// counted in the transaction's own table statistics (pg_stat_xact_user_tables) is a lookup
+// with no index to take: before dead_letters_delivery, one whole scan of dead_letters per
+// deleted delivery.
 TEST_F(RetentionPgTest, EveryLookupOfABatchHasAnIndex) {
   const int64_t dst = CreateDestination(testing::TestDestination());
   // 2,000 young events and 200 old ones, each with a dead-lettered delivery, its attempt

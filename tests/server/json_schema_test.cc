@@ -42,7 +42,7 @@ TEST(JsonSchemaTest, ABadSchemaIsRefusedNamingTheKeyword) {
   EXPECT_EQ(CompileError(Json::array()), "/schema");
   EXPECT_EQ(CompileError({{"type", "strin"}}), "/schema/type");
   EXPECT_EQ(CompileError({{"minimum", "x"}}), "/schema/minimum");
-  // valijson itself takes these; the meta-schema does not.
+  // The draft-7 meta-schema refuses these.
   EXPECT_EQ(CompileError({{"properties", {{"n", {{"minimum", "0"}}}}}}),
             "/schema/properties/n/minimum");
   EXPECT_EQ(CompileError({{"maxLength", 2.5}}), "/schema/maxLength");
@@ -66,7 +66,8 @@ TEST(JsonSchemaTest, ABadSchemaIsRefusedNamingTheKeyword) {
             "/schema/patternProperties/([");
   EXPECT_EQ(CompileError({{"definitions", {{"money", {{"type", 7}}}}}}),
             "/schema/definitions/money/type");
-  EXPECT_EQ(CompileError({{"$ref", "https://example.com/schema.json"}}), "/schema");
+  EXPECT_EQ(CompileError({{"$ref", "https://example.com/schema.json"}}), "/schema/$ref");
+  EXPECT_EQ(CompileError({{"$ref", "#/definitions/nowhere"}}), "/schema/$ref");
   // Unknown keywords are allowed (draft 7 ignores them), and so is a local $ref.
   EXPECT_EQ(CompileError({{"x-docs", "anything"}, {"title", "Order"}}), "compiled");
   EXPECT_EQ(CompileError({{"definitions", {{"money", {{"type", "integer"}}}}},
@@ -180,6 +181,146 @@ TEST(JsonSchemaTest, ErrorsAreBoundedAndNotRepeated) {
   std::set<std::string> distinct;
   for (const auto& e : errors) distinct.insert(e.field + e.message);
   EXPECT_EQ(distinct.size(), errors.size());
+}
+
+// The message of the one error compiling `schema` gives.
+std::string CompileMessage(const Json& schema) {
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  return compiled ? "compiled" : compiled.error().fields.at(0).message;
+}
+
+TEST(JsonSchemaTest, ARefCycleIsRefusedAtTheRefThatClosesIt) {
+  EXPECT_EQ(CompileError({{"$ref", "#"}}), "/schema/$ref");
+  EXPECT_NE(CompileMessage({{"$ref", "#"}}).find("refers back to itself"), std::string::npos);
+  const Json ab = {
+      {"definitions", {{"a", {{"$ref", "#/definitions/b"}}}, {"b", {{"$ref", "#/definitions/a"}}}}},
+      {"$ref", "#/definitions/a"}};
+  EXPECT_EQ(CompileError(ab), "/schema/definitions/b/$ref");
+  EXPECT_EQ(CompileError({{"allOf", {{{"type", "object"}}, {{"$ref", "#"}}}}}),
+            "/schema/allOf/1/$ref");
+  // A cycle among definitions nothing uses is refused too, and one through properties.
+  EXPECT_EQ(CompileError({{"definitions", {{"x", {{"$ref", "#/definitions/x"}}}}}}),
+            "/schema/definitions/x/$ref");
+  EXPECT_EQ(CompileError({{"properties", {{"child", {{"$ref", "#"}}}}}}),
+            "/schema/properties/child/$ref");
+  // Pointers: escapes and percent-encoding; a DAG is fine.
+  EXPECT_EQ(CompileError({{"definitions", {{"a/b~c d", {{"type", "integer"}}}}},
+                          {"properties",
+                           {{"x", {{"$ref", "#/definitions/a~1b~0c%20d"}}},
+                            {"y", {{"$ref", "#/definitions/a~1b~0c%20d"}}}}}}),
+            "compiled");
+}
+
+TEST(JsonSchemaTest, TooComplexASchemaIsRefused) {
+  // Each level doubles what one value is checked against: 2^12 subschemas.
+  Json schema = {{"type", "integer"}};
+  for (int i = 0; i < 12; ++i) schema = {{"allOf", {schema, schema}}};
+  EXPECT_EQ(CompileError(schema), "/schema");
+  EXPECT_NE(CompileMessage(schema).find("is too complex"), std::string::npos);
+  // The same through definitions that refer twice to the one below.
+  Json defs = {{"d0", {{"type", "integer"}}}};
+  for (int i = 1; i <= 12; ++i) {
+    const std::string below = "#/definitions/d" + std::to_string(i - 1);
+    defs["d" + std::to_string(i)] = {{"allOf", {{{"$ref", below}}, {{"$ref", below}}}}};
+  }
+  EXPECT_NE(
+      CompileMessage({{"definitions", defs}, {"$ref", "#/definitions/d12"}}).find("too complex"),
+      std::string::npos);
+}
+
+TEST(JsonSchemaTest, APatternRe2CannotRunInLinearTimeIsRefused) {
+  EXPECT_EQ(CompileError({{"pattern", "^(a)\\1$"}}), "/schema/pattern");
+  EXPECT_NE(CompileMessage({{"pattern", "(?=a)b"}}).find("linear time"), std::string::npos);
+  EXPECT_EQ(CompileError({{"patternProperties", {{"(?!x)", true}}}}),
+            "/schema/patternProperties/(?!x)");
+  // ECMAScript's common forms are taken: classes, escapes, \u.
+  EXPECT_EQ(CompileError({{"pattern", "^\\d{3}-\\w+\\/\\u00e9$"}}), "compiled");
+  // A nested quantifier is no danger to RE2: answered at once.
+  auto compiled = JsonSchema::Compile({{"pattern", "^(a+)+$"}}, "/schema");
+  ASSERT_TRUE(compiled);
+  EXPECT_EQ((*compiled)->Validate(std::string(40, 'a') + "!", "/payload").size(), 1u);
+  EXPECT_TRUE((*compiled)->Validate(std::string(40, 'a'), "/payload").empty());
+  // Unanchored, as draft 7 says.
+  EXPECT_TRUE(Fields({{"pattern", "b+"}}, "abbbc").empty());
+  EXPECT_TRUE(Fields({{"pattern", "\\u00e9"}}, "caf\u00e9").empty());
+}
+
+TEST(JsonSchemaTest, AHugeDateTimeIsRefusedWithoutARegex) {
+  const Json schema = {{"format", "date-time"}};
+  EXPECT_EQ(Fields(schema, std::string(200000, '1')), std::vector<std::string>{"/payload"});
+  EXPECT_EQ(Fields(schema, "2026-01-02T03:04:05Z" + std::string(200000, '9')),
+            std::vector<std::string>{"/payload"});
+  EXPECT_TRUE(Fields(schema, "2016-12-31T23:59:60.5-01:30").empty());  // leap second
+  EXPECT_FALSE(Fields(schema, "2026-01-02T03:04:05+24:00").empty());
+  EXPECT_TRUE(Fields({{"format", "date"}}, "2000-02-29").empty());
+  EXPECT_FALSE(Fields({{"format", "date"}}, "1900-02-29").empty());
+  EXPECT_FALSE(Fields({{"format", "date"}}, "2026-1-02").empty());
+  EXPECT_FALSE(Fields({{"format", "time"}}, "10:00:00.Z").empty());
+  EXPECT_TRUE(Fields({{"format", "email"}}, "not checked").empty());
+}
+
+TEST(JsonSchemaTest, EqualItemsAreOneErrorInNLogN) {
+  const Json schema = {{"uniqueItems", true}};
+  Json same = Json::array();
+  for (int i = 0; i < 8000; ++i) same.push_back({{"sku", "BK-1"}, {"n", 1}});
+  EXPECT_EQ(Fields(schema, same), std::vector<std::string>{"/payload"});
+  // Numbers are compared by value: 1 and 1.0 are one value; big integers stay exact.
+  EXPECT_FALSE(Fields(schema, Json::parse("[1, 1.0]")).empty());
+  EXPECT_FALSE(Fields(schema, Json::parse(R"([{"a": [1]}, {"a": [1.0]}])")).empty());
+  EXPECT_TRUE(Fields(schema, Json::parse("[18446744073709551615, 18446744073709551614]")).empty());
+  EXPECT_TRUE(Fields(schema, Json::parse("[9007199254740993, 9007199254740992]")).empty());
+  EXPECT_TRUE(Fields({{"enum", {1.0, "a"}}}, 1).empty());
+  EXPECT_TRUE(
+      Fields({{"const", Json::parse(R"({"a": 2.0})")}}, Json::parse(R"({"a": 2})")).empty());
+}
+
+TEST(JsonSchemaTest, AnyNumberWithoutAFractionIsAnInteger) {
+  const Json schema = {{"type", "integer"}};
+  EXPECT_TRUE(Fields(schema, Json::parse("12345678901234567890")).empty());
+  EXPECT_TRUE(Fields(schema, Json::parse("1.0")).empty());
+  EXPECT_TRUE(Fields(schema, Json::parse("-9223372036854775808")).empty());
+  EXPECT_TRUE(Fields(schema, Json::parse("1e300")).empty());
+  EXPECT_FALSE(Fields(schema, Json::parse("1.5")).empty());
+  EXPECT_TRUE(Fields({{"multipleOf", 0.1}}, 0.3).empty());
+  EXPECT_TRUE(Fields({{"multipleOf", 3}}, Json::parse("18446744073709551615")).empty());
+  EXPECT_FALSE(Fields({{"maximum", Json::parse("18446744073709551614")}},
+                      Json::parse("18446744073709551615"))
+                   .empty());
+}
+
+TEST(JsonSchemaTest, LengthsCountCodePoints) {
+  EXPECT_TRUE(Fields({{"maxLength", 4}}, "caf\u00e9").empty());
+  EXPECT_TRUE(Fields({{"minLength", 2}, {"maxLength", 2}}, "\U0001F600\U0001F600").empty());
+}
+
+TEST(JsonSchemaTest, CheckingStopsAtTheHundredthError) {
+  const Json schema = {{"items", {{"type", "string"}, {"minimum", 5}}}};
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  ASSERT_TRUE(compiled);
+  Json many = Json::array();
+  for (int i = 0; i < 50000; ++i) many.push_back(i);
+  size_t visits = 0;
+  auto errors = (*compiled)->Validate(many, "/payload", &visits);
+  EXPECT_EQ(errors.size(), JsonSchema::kMaxViolations);
+  EXPECT_LT(visits, 200u);  // not every item
+}
+
+TEST(JsonSchemaTest, APayloadTooLargeForItsSchemasCostIsRefusedUnchecked) {
+  Json all = Json::array();
+  for (int i = 0; i < 200; ++i) all.push_back({{"minimum", -i}});
+  auto compiled = JsonSchema::Compile({{"items", {{"allOf", all}}}}, "/schema");
+  ASSERT_TRUE(compiled);
+  Json many = Json::array();
+  for (int i = 0; i < 20000; ++i) many.push_back(0);
+  size_t visits = 1;
+  auto errors = (*compiled)->Validate(many, "/payload", &visits);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("too many values"), std::string::npos);
+  EXPECT_EQ(visits, 0u);
+  // And a smaller one is checked, within the bound the schema reports.
+  many.erase(many.begin() + 1000, many.end());
+  EXPECT_TRUE((*compiled)->Validate(many, "/payload", &visits).empty());
+  EXPECT_LE(visits, (*compiled)->cost() * 1001);
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+#pragma once
+
+// Reads a JSON Schema (draft 7) into a SchemaNode tree: every keyword's value checked
+// against the draft-7 meta-schema, every pattern compiled with RE2 (linear time; a
+// pattern RE2 cannot take is refused), every local $ref resolved (a remote one is
+// refused).
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "server/schema_tree.h"
+
+namespace webhookd::schema {
+
+// What is wrong with a schema: the JSON Pointer of the keyword at fault, relative to the
+// schema ("/properties/amount/type"), and why.
+struct Problem {
+  std::string pointer;
+  std::string message;
+};
+
+// The tree, its nodes linked ($refs included) but not yet checked for cycles or cost
+// (schema_graph.h); or the first problem found.
+std::unique_ptr<CompiledTree> BuildTree(const nlohmann::json& schema, Problem& problem);
+
+// The most distinct regular expressions (pattern, patternProperties) one schema may hold,
+// and the memory RE2 may use for each: together they bound a schema's regex memory.
+inline constexpr size_t kMaxPatterns = 64;
+inline constexpr int64_t kPatternMemory = 128 << 10;
+
+// A JSON Pointer token, escaped (~0, ~1).
+std::string PointerToken(std::string_view token);
+
+}  // namespace webhookd::schema

@@ -1,0 +1,124 @@
+// Attacks through an event type's JSON Schema, by a publisher key. Against valijson, a
+// $ref to itself (directly or through definitions) and a 200,000-character date-time
+// killed the server (SIGSEGV, stack overflow); a nested quantifier in a pattern held a
+// thread for longer than 20 s; uniqueItems over 8,000 equal items took 5 s and 1.8 GiB; an
+// integer of 2^64 - 1 was "not an integer". Each is now a quick answer, and the server
+// lives on.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "tests/testing/test_database.h"
+#include "tests/testing/webhookd_process.h"
+
+namespace webhookd::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+class SchemaSecurityTest : public ::testing::Test {
+ protected:
+  SchemaSecurityTest()
+      : webhookd_(db_.url(), "server"),
+        key_(WebhookdProcess::CreateKey(db_.url(), {"--role", "publisher"})) {}
+
+  // POSTs `body` (raw) as the publisher; the status, which must come within 10 s (the
+  // attacks took 20 s or more, or killed the server).
+  int Post(const std::string& path, const std::string& body, std::string* answer = nullptr) {
+    auto client = webhookd_.Client(key_);
+    client->set_read_timeout(10, 0);
+    auto res = client->Post(path, body, "application/json");
+    if (!res) return 0;
+    if (answer != nullptr) *answer = res->body;
+    return res->status;
+  }
+
+  void ExpectAlive() {
+    ASSERT_TRUE(webhookd_.process().Running());
+    auto res = webhookd_.Client()->Get("/healthz");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+  }
+
+  TestDatabase db_;
+  WebhookdProcess webhookd_;
+  std::string key_;
+};
+
+TEST_F(SchemaSecurityTest, ARefCycleIsRefusedAtCreation) {
+  std::string answer;
+  EXPECT_EQ(Post("/v1/event-types", R"({"name": "x", "schema": {"$ref": "#"}})", &answer), 422);
+  EXPECT_EQ(Json::parse(answer)["errors"][0]["field"], "/schema/$ref") << answer;
+  EXPECT_EQ(Post("/v1/event-types", R"({"name": "y", "schema": {"definitions": {
+                 "a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
+                 "$ref": "#/definitions/a"}})",
+                 &answer),
+            422);
+  EXPECT_EQ(Json::parse(answer)["errors"][0]["field"], "/schema/definitions/b/$ref") << answer;
+  ExpectAlive();
+}
+
+TEST_F(SchemaSecurityTest, AHugeDateTimeIsAQuick422) {
+  ASSERT_EQ(Post("/v1/event-types", R"({"name": "t", "schema": {"properties":
+                 {"at": {"type": "string", "format": "date-time"}}}})"),
+            201);
+  const std::string big(200000, '1');
+  std::string answer;
+  EXPECT_EQ(Post("/v1/events", R"({"type": "t", "payload": {"at": ")" + big + "\"}}", &answer),
+            422);
+  EXPECT_EQ(Json::parse(answer)["errors"][0]["field"], "/payload/at") << answer.substr(0, 300);
+  EXPECT_EQ(Post("/v1/events", R"({"type": "t", "payload": {"at": "2026-01-02T03:04:05Z"}})"), 202);
+  ExpectAlive();
+}
+
+TEST_F(SchemaSecurityTest, ANestedQuantifierIsAQuickAnswer) {
+  ASSERT_EQ(Post("/v1/event-types", R"({"name": "p", "schema": {"properties":
+                 {"s": {"type": "string", "pattern": "^(a+)+$"}}}})"),
+            201);
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(
+      Post("/v1/events", R"({"type": "p", "payload": {"s": ")" + std::string(40, 'a') + "!\"}}"),
+      422);
+  EXPECT_EQ(
+      Post("/v1/events", R"({"type": "p", "payload": {"s": ")" + std::string(40, 'a') + "\"}}"),
+      202);
+  // Generous: valijson took more than 20 s for the first alone.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  // A pattern RE2 cannot run in linear time is refused at creation.
+  std::string answer;
+  EXPECT_EQ(
+      Post("/v1/event-types",
+           R"({"name": "q", "schema": {"properties": {"s": {"pattern": "^(a)\\1$"}}}})", &answer),
+      422);
+  EXPECT_EQ(Json::parse(answer)["errors"][0]["field"], "/schema/properties/s/pattern") << answer;
+  ExpectAlive();
+}
+
+TEST_F(SchemaSecurityTest, EightThousandEqualItemsAreOneQuickError) {
+  ASSERT_EQ(Post("/v1/event-types", R"({"name": "u", "schema": {"properties":
+                 {"list": {"uniqueItems": true}}}})"),
+            201);
+  std::string items;
+  for (int i = 0; i < 8000; ++i) items += std::string(i > 0 ? "," : "") + R"({"k": "v"})";
+  std::string answer;
+  EXPECT_EQ(Post("/v1/events", R"({"type": "u", "payload": {"list": [)" + items + "]}}", &answer),
+            422);
+  const Json problem = Json::parse(answer);
+  ASSERT_EQ(problem["errors"].size(), 1u) << answer;
+  EXPECT_EQ(problem["errors"][0]["field"], "/payload/list");
+  ExpectAlive();
+}
+
+TEST_F(SchemaSecurityTest, ABigIntegerIsAnInteger) {
+  ASSERT_EQ(Post("/v1/event-types", R"({"name": "i", "schema": {"properties":
+                 {"n": {"type": "integer"}}}})"),
+            201);
+  EXPECT_EQ(Post("/v1/events", R"({"type": "i", "payload": {"n": 12345678901234567890}})"), 202);
+  EXPECT_EQ(Post("/v1/events", R"({"type": "i", "payload": {"n": 1.0}})"), 202);
+  EXPECT_EQ(Post("/v1/events", R"({"type": "i", "payload": {"n": 1.5}})"), 422);
+  ExpectAlive();
+}
+
+}  // namespace
+}  // namespace webhookd::testing

@@ -157,3 +157,28 @@ export async function detectRole(key, signal) {
     throw err;
   }
 }
+
+// What a link's key signs in as, without keeping it: its role and, for a tenant key,
+// its tenant. The API has no route naming a key's tenant, but a tenant key's lists hold
+// its own tenant's rows alone, so the first row any of them returns names it. A tenant
+// with no destination, event or dead letter yet cannot be named: `tenant` is then null.
+export async function describeKey(key, signal) {
+  const role = await detectRole(key, signal);
+  if (role !== 'tenant') return { role, tenant: null };
+  for (const route of ['/v1/destinations', '/v1/events', '/v1/admin/dead-letters']) {
+    let page;
+    try {
+      page = (await request('GET', route, { query: { limit: 1 }, key, signal })).json;
+    } catch (err) {
+      // One list failing leaves the others to ask; an expired key fails them all.
+      if (err && err.name === 'AbortError') throw err;
+      if (err instanceof ApiError && err.status === 401) throw err;
+      continue;
+    }
+    const row = page && Array.isArray(page.data) ? page.data[0] : null;
+    if (row && typeof row.tenant_id === 'string' && row.tenant_id) {
+      return { role, tenant: row.tenant_id };
+    }
+  }
+  return { role, tenant: null };
+}

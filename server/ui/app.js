@@ -2,7 +2,7 @@
 // views/ and is a function (ctx) -> Node that fills itself in as its data arrives.
 
 import {
-  ApiError, detectRole, forgetKey, setUnauthorizedHandler, storedKey, storeKey,
+  ApiError, describeKey, detectRole, forgetKey, setUnauthorizedHandler, storedKey, storeKey,
 } from './api.js';
 import { button, dropStaleToast, errorBox, h, loading, replace } from './dom.js';
 import * as catalog from './views/catalog.js';
@@ -19,7 +19,7 @@ const ROLE_LABELS = { admin: 'Admin', publisher: 'Publisher', tenant: 'Tenant po
 const session = {
   role: null, // 'admin' | 'publisher' | 'tenant', once the key is known to work
   notice: '', // shown on the sign-in page (e.g. why the session ended)
-  offeredKey: null, // a link's key, waiting for the user to say it may replace theirs
+  offeredKey: null, // a link's key, held in memory alone until the user accepts it
 };
 
 // Where each role may go, in menu order.
@@ -82,10 +82,14 @@ function matchRoute(path) {
   return null;
 }
 
+let current = null; // the page on screen: {controller, cleanups}
+
 // A portal link is /ui/#key=<key>. The key leaves the address bar (and this history
-// entry) before anything else happens, so it is never shown, bookmarked or shared. It
-// never silently replaces the key this tab is signed in with: a link someone else made
-// could otherwise sign the user into their account (login CSRF); the user is asked.
+// entry) before anything else happens, so it is never shown, bookmarked or shared. It is
+// never used silently either: a link someone else made would sign the user in to the
+// tenant of whoever made it (login CSRF), and what they set up there would be the
+// attacker's. The page names the tenant and waits for Continue; until then the key is
+// held in memory alone, never in storage.
 function takeKeyFromFragment() {
   const fragment = window.location.hash.replace(/^#/, '');
   if (!fragment.startsWith('key=')) return;
@@ -97,36 +101,72 @@ function takeKeyFromFragment() {
   }
   window.history.replaceState(null, '', '/ui/');
   if (!key || key === storedKey()) return;
-  if (storedKey()) {
-    session.offeredKey = key;
-    return;
+  session.offeredKey = key;
+}
+
+const ROLE_PHRASES = { admin: 'an admin key', publisher: 'a publisher key' };
+
+// What the link signs in to, as the lookup found it; the tenant is a text node.
+function linkTarget({ role, tenant }) {
+  if (role !== 'tenant') {
+    return h('p', null, `This link signs you in with ${ROLE_PHRASES[role] || 'a key'}, not to a tenant portal. Continue?`);
   }
-  storeKey(key);
-  session.role = null;
+  if (tenant) {
+    return h('p', null, 'This link signs you in to the webhook portal of tenant ',
+      h('strong', { id: 'link-tenant', class: 'mono' }, tenant), '. Continue?');
+  }
+  return h('p', null, 'This link signs you in to the webhook portal of a tenant whose name ' +
+    'the key does not reveal: it has no destinations, events or dead letters yet. Continue?');
 }
 
-function renderKeyChoice() {
-  document.title = 'Switch keys? · webhookd';
+function renderLinkConfirm() {
+  document.title = 'Open this link? · webhookd';
+  // The menu and Sign out stay hidden: nothing but Continue or Cancel leaves this screen.
+  document.body.classList.add('signed-out');
+  const key = session.offeredKey;
   const main = document.getElementById('main');
-  const use = button('Use the link\u2019s key', () => {
-    storeKey(session.offeredKey);
+  const controller = new AbortController();
+  current = { controller, cleanups: [] };
+  const page = current;
+  const cancel = button('Cancel', () => {
     session.offeredKey = null;
-    session.role = null;
+    if (!storedKey()) session.notice = 'The link was not used; no key was kept.';
     render({ focus: true });
-  }, { class: 'btn-primary', id: 'use-link-key' });
-  const keep = button('Keep my key', () => {
-    session.offeredKey = null;
-    render({ focus: true });
-  }, { class: 'btn-ghost', id: 'keep-key' });
-  replace(main, h('div', { class: 'signin' }, h('section', { class: 'signin-card' },
-    h('h1', { tabindex: '-1' }, 'Switch keys?'),
-    h('p', null, 'You opened a link that signs in with another key, such as a tenant portal link. This tab is signed in already.'),
-    h('p', { class: 'hint' }, 'Switching replaces the key in use. If you did not expect this link, keep yours.'),
-    h('div', { class: 'actions' }, use, keep))));
-  use.focus();
+  }, { class: 'btn-ghost', id: 'link-cancel' });
+  const body = h('div', { id: 'link-target' }, loading('Checking the link…'));
+  const actions = h('div', { class: 'actions' }, cancel);
+  const signedIn = storedKey()
+    ? h('div', { class: 'alert alert-warn', id: 'link-replaces' },
+      'This tab is signed in with another key. Continuing signs that key out and uses the link’s instead.')
+    : null;
+  replace(main, h('div', { class: 'signin' }, h('section', { class: 'signin-card', id: 'link-confirm' },
+    h('h1', { tabindex: '-1' }, 'Open this link?'),
+    body,
+    signedIn,
+    h('p', { class: 'hint' }, 'Continue only if you expected this link from the service that sends you webhooks. ' +
+      'A link someone else made signs you in to their tenant, and what you set up there is theirs.'),
+    actions)));
+  cancel.focus();
+  describeKey(key, controller.signal).then((found) => {
+    if (current !== page) return;
+    const go = button('Continue', () => {
+      storeKey(key);
+      session.offeredKey = null;
+      session.role = found.role;
+      session.notice = '';
+      window.history.replaceState(null, '', `/ui/#${homePath()}`);
+      render({ focus: true });
+    }, { class: 'btn-primary', id: 'link-continue' });
+    replace(body, linkTarget(found));
+    replace(actions, go, cancel);
+  }, (err) => {
+    if (current !== page || (err && err.name === 'AbortError')) return;
+    replace(body, err instanceof ApiError && err.status === 401
+      ? h('div', { class: 'alert alert-error', role: 'alert' },
+        'This link’s key is not accepted: it is unknown, expired or revoked. Ask for a new link.')
+      : errorBox(err, 'Could not check the link'));
+  });
 }
-
-let current = null; // the page on screen: {controller, cleanups}
 
 function leavePage() {
   if (!current) return;
@@ -233,7 +273,7 @@ async function render({ focus = false } = {}) {
   leavePage();
   dropStaleToast();
   if (session.offeredKey) {
-    renderKeyChoice();
+    renderLinkConfirm();
     return;
   }
   if (!storedKey()) {

@@ -918,13 +918,62 @@ test('a portal link key is taken out of the address at once', async () => {
   // Works with any key; the tenant portal below needs the portal-links route.
   const fresh = await newPage('fragment');
   await fresh.goto(`${BASE}/ui/#key=${encodeURIComponent(ADMIN_KEY)}`);
-  await fresh.locator('#session .role').waitFor();
+  await fresh.locator('#link-confirm').waitFor();
   assert.ok(!fresh.url().includes(ADMIN_KEY), 'the key left the address bar');
   assert.ok(!fresh.url().includes('key='));
+  assert.equal(await fresh.evaluate(() => window.location.hash), '');
+  assert.equal(await fresh.evaluate(() => sessionStorage.getItem('webhookd.key')), null);
+  await fresh.getByText('This link signs you in with an admin key').waitFor();
+  await fresh.locator('#link-continue').click();
+  await fresh.locator('#session .role', { hasText: 'Admin' }).waitFor();
   await fresh.getByRole('button', { name: 'Sign out' }).click();
   await fresh.getByRole('heading', { name: 'Sign in to webhookd' }).waitFor();
   assert.equal(await fresh.evaluate(() => sessionStorage.getItem('webhookd.key')), null);
   await fresh.context().close();
+  assertNoProblems();
+});
+
+// A link someone else made must not sign anyone in silently: the tab would work in the
+// maker's tenant (login CSRF). A new tab has no key of its own.
+test('a portal link opened in a new tab names the tenant and signs in only on Continue', async () => {
+  const tenant = `phish-${Date.now()}`;
+  const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });
+  assert.equal(link.status, 201, link.text);
+  const made = await api('POST', '/v1/destinations', {
+    url: `${receiverBase}/ok`, description: 'The maker\'s destination', tenant_id: tenant,
+  });
+  assert.equal(made.status, 201, made.text);
+  const fragment = new URL(link.json.url).hash;
+  const stored = (tab) => tab.evaluate(() => sessionStorage.getItem('webhookd.key'));
+
+  // Cancel: nothing is kept, the sign-in form says so.
+  const tab = watch(await page.context().newPage(), 'new-tab');
+  await tab.goto(`${BASE}/ui/${fragment}`);
+  await tab.locator('#link-continue').waitFor();
+  assert.equal(await tab.evaluate(() => window.location.href), `${BASE}/ui/`, 'the fragment is gone');
+  assert.equal(await tab.locator('#link-tenant').textContent(), tenant);
+  assert.match(await tab.locator('#link-target').textContent(),
+    new RegExp(`^This link signs you in to the webhook portal of tenant ${tenant}\\. Continue\\?$`));
+  assert.equal(await tab.locator('#link-replaces').count(), 0, 'no key was signed in before');
+  assert.equal(await stored(tab), null, 'not signed in before Continue');
+  assert.equal(await tab.locator('#session .role').count(), 0);
+  await shot(tab, '08b-portal-link-confirm');
+  await tab.locator('#link-cancel').click();
+  await tab.getByRole('heading', { name: 'Sign in to webhookd' }).waitFor();
+  await tab.getByText('The link was not used; no key was kept.').waitFor();
+  assert.equal(await stored(tab), null, 'Cancel keeps no key');
+  assert.ok(!tab.url().includes('key='));
+
+  // Continue: the link's key is kept and the portal opens.
+  await tab.goto(`${BASE}/ui/${fragment}`);
+  await tab.locator('#link-continue').waitFor();
+  assert.equal(await stored(tab), null);
+  await tab.locator('#link-continue').click();
+  await tab.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
+  assert.equal(await stored(tab), link.json.key);
+  await tab.getByRole('link', { name: 'The maker\'s destination' }).waitFor();
+  assert.ok(!tab.url().includes('key='));
+  await tab.close();
   assertNoProblems();
 });
 
@@ -935,18 +984,22 @@ test('a link with another key asks before it replaces the key in use', async () 
   await signIn(tab, ADMIN_KEY);
   assert.equal(await tab.locator('#session .role').textContent(), 'Admin');
   const fragment = new URL(other.json.url).hash;
-  // Keep: nothing changes.
+  // Cancel: nothing changes.
   await tab.goto(`${BASE}/ui/${fragment}`);
-  await tab.getByRole('heading', { name: 'Switch keys?' }).waitFor();
+  await tab.getByRole('heading', { name: 'Open this link?' }).waitFor();
+  await tab.locator('#link-continue').waitFor();
   assert.ok(!tab.url().includes('key='));
+  await tab.locator('#link-replaces').waitFor();
+  // csrf-check has no rows yet: the page says it cannot name the tenant.
+  await tab.getByText('a tenant whose name the key does not reveal').waitFor();
   assert.equal(await tab.evaluate(() => sessionStorage.getItem('webhookd.key')), ADMIN_KEY);
-  await tab.locator('#keep-key').click();
+  await tab.locator('#link-cancel').click();
   await tab.locator('#session .role').waitFor();
   assert.equal(await tab.locator('#session .role').textContent(), 'Admin');
   assert.equal(await tab.evaluate(() => sessionStorage.getItem('webhookd.key')), ADMIN_KEY);
-  // Use: the link's key takes over.
+  // Continue: the link's key takes over.
   await tab.goto(`${BASE}/ui/${fragment}`);
-  await tab.locator('#use-link-key').click();
+  await tab.locator('#link-continue').click();
   await tab.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
   assert.equal(await tab.evaluate(() => sessionStorage.getItem('webhookd.key')), other.json.key);
   await tab.context().close();
@@ -976,6 +1029,8 @@ test('a tenant portal link shows that tenant only', async (t) => {
   assert.match(fragment, /^#key=/);
   const portal = await newPage('portal');
   await portal.goto(`${BASE}/ui/${fragment}`);
+  assert.equal(await portal.locator('#link-tenant').textContent(), tenant);
+  await portal.locator('#link-continue').click();
   await portal.locator('#session .role').waitFor();
   assert.equal(await portal.locator('#session .role').textContent(), 'Tenant portal');
   assert.ok(!portal.url().includes('key='));
@@ -998,6 +1053,7 @@ test('a tenant portal reads the catalog and changes nothing', async (t) => {
   assert.equal(link.status, 201, link.text);
   const portal = await newPage('portal-catalog');
   await portal.goto(`${BASE}/ui/${new URL(link.json.url).hash}`);
+  await portal.locator('#link-continue').click();
   await portal.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
   await portal.getByRole('link', { name: 'Catalog' }).click();
   await portal.getByRole('heading', { level: 1, name: 'Catalog' }).waitFor();

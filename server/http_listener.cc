@@ -515,8 +515,10 @@ Result<int> HttpListener::Bind(const std::string& host, int port) {
   tcp::acceptor& a = impl_->acceptor;
   if (a.open(endpoint.protocol(), ec); !ec) a.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) a.bind(endpoint, ec);
-  // The kernel's queue is where connections beyond max_connections wait.
-  if (!ec) a.listen(1024, ec);
+  // The kernel's queue is where connections beyond max_connections wait; as long as the
+  // kernel allows (net.core.somaxconn), so a burst of connections from one client that
+  // are closed on accept does not overflow it and drop another client's handshake.
+  if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
     a.close(ec);
     return Fail(ErrorKind::kUnavailable,

@@ -39,6 +39,8 @@ struct Config {
   Duration lease = std::chrono::seconds(60);
   size_t max_payload_bytes = 262144;
   int max_destinations_per_tenant = 1000;
+  // Connections one client address may hold open at once; more are closed on accept.
+  int max_connections_per_client = 256;
   bool allow_private_destinations = false;
   // WEBHOOKD_EGRESS_PROXY: "http://host:port" every attempt tunnels through; empty: none.
   std::string egress_proxy;

@@ -122,6 +122,8 @@ Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver
     return std::vector<IpAddress>{*literal};
   }
   Result<std::vector<IpAddress>> addresses = resolver.Resolve(std::string(host));
+  // No lookup slot free is no answer about the name: the caller retries.
+  if (!addresses && addresses.error().kind == ErrorKind::kUnavailable) return addresses;
   if (!addresses || addresses->empty()) {
     return Fail(ErrorKind::kInvalid, "host does not resolve");
   }

@@ -12,14 +12,27 @@ Api::Api(ApiStores stores, Resolver& resolver, ApiOptions options, Metrics* metr
       resolver_(resolver),
       options_(std::move(options)),
       metrics_(metrics),
-      catalog_(stores_.catalog, options_.strict_event_types) {}
+      catalog_(stores_.catalog, options_.strict_event_types),
+      lookups_(options_.lookups_per_tenant) {}
 
-Result<void> Api::CheckDestinationUrl(const std::string& text, const std::string& field) {
+Result<void> Api::CheckDestinationUrl(const std::string& text, const std::string& tenant,
+                                      const std::string& field) {
   if (options_.allow_private_destinations) return {};
   auto url = ParseUrl(text);
   if (!url) return Invalid({{field, url.error().message}});
+  // A literal address asks no DNS, so it takes no lookup slot.
+  std::optional<LookupShares::Slot> slot;
+  if (!ParseIpLiteral(url->host)) {
+    slot = lookups_.Take(tenant);
+    if (!slot.has_value()) {
+      return Fail(ErrorKind::kUnavailable,
+                  "too many name lookups in progress for this tenant; retry shortly");
+    }
+  }
   auto vetted = VetHost(url->host, resolver_, /*allow_private=*/false);
   if (vetted) return {};
+  // Out of lookup slots: webhookd's capacity, not the URL, is at fault.
+  if (vetted.error().kind == ErrorKind::kUnavailable) return Propagate(vetted);
   if (vetted.error().kind != ErrorKind::kForbidden) {
     return Invalid({{field, vetted.error().message}});
   }

@@ -13,6 +13,7 @@
 #include "core/trace_context.h"
 #include "net/resolver.h"
 #include "server/event_catalog.h"
+#include "server/lookup_shares.h"
 #include "server/problem.h"
 #include "store/catalog_store.h"
 #include "store/dead_letter_store.h"
@@ -64,6 +65,9 @@ struct ApiOptions {
   std::string public_url;                          // WEBHOOKD_PUBLIC_URL: portal links
   int max_destinations_per_tenant = 1000;          // WEBHOOKD_MAX_DESTINATIONS_PER_TENANT
   bool strict_event_types = false;                 // WEBHOOKD_EVENT_TYPES=strict
+  // Name lookups (for destination URL checks) one tenant may have in progress at once,
+  // of the resolver's 64: no tenant can take them all.
+  int lookups_per_tenant = 8;
   // Where ingest spans go (null: nowhere) and which are sampled (docs/tracing.md).
   trace::SpanSink* spans = nullptr;
   Sampler sampler;
@@ -89,7 +93,7 @@ class Api {
   Result<Reply> DeleteDestination(const ApiRequest& req);
 
   Result<Reply> CreateEvent(const ApiRequest& req);
-  // CreateEvent for a caller that must not wait (the listener's socket threads): true when
+  // CreateEvent for a caller that must not wait (the listener's begin threads): true when
   // it took `req` (moved from) and will call `answer` exactly once, perhaps later and from
   // a store thread; false when the request needs CreateEvent (an idempotency key, a
   // target destination, a catalog not cached, anything to refuse). `answer(nullopt)` hands the
@@ -122,8 +126,11 @@ class Api {
   Result<Reply> CreatePortalLink(const ApiRequest& req);
 
  private:
-  // kInvalid on `field` when the URL's host is or resolves to a non-public address.
-  Result<void> CheckDestinationUrl(const std::string& url, const std::string& field = "url");
+  // kInvalid on `field` when the URL's host is or resolves to a non-public address;
+  // kUnavailable (503) when `tenant` ("" for none) holds its share of name lookups or
+  // the resolver has no slot free.
+  Result<void> CheckDestinationUrl(const std::string& url, const std::string& tenant,
+                                   const std::string& field = "url");
   // CreateEvent's 202 for a stored event, with its metrics and span.
   Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 
@@ -132,6 +139,7 @@ class Api {
   ApiOptions options_;
   Metrics* metrics_;
   EventCatalog catalog_;  // ingest's schema checks
+  LookupShares lookups_;
 };
 
 }  // namespace webhookd

@@ -1,38 +1,40 @@
 #include "server/auth_limiter.h"
 
 #include <algorithm>
+#include <iterator>
+
+#include "server/client_address.h"
 
 namespace webhookd {
 
-FailedAuthLimiter::FailedAuthLimiter(Clock& clock, int per_minute, size_t max_addresses)
-    : clock_(clock), per_minute_(per_minute), max_addresses_(max_addresses) {}
+FailedAuthLimiter::FailedAuthLimiter(Clock& clock, int per_minute, size_t max_clients)
+    : clock_(clock), per_minute_(per_minute), max_clients_(std::max<size_t>(1, max_clients)) {}
 
-FailedAuthLimiter::Bucket& FailedAuthLimiter::Refilled(const std::string& address, Timestamp now) {
+FailedAuthLimiter::Bucket& FailedAuthLimiter::Refilled(const std::string& client, Timestamp now) {
   const int64_t capacity = per_minute_ * kToken;
-  const auto refill = [&](const Bucket& b) {
-    return std::min(capacity, b.units + per_minute_ * (now - b.at).count());
-  };
-  auto it = buckets_.find(address);
-  if (it == buckets_.end()) {
-    if (buckets_.size() >= max_addresses_) {
-      // Full buckets tell nothing: drop them; if every address is still failing, start
-      // over rather than grow without bound.
-      std::erase_if(buckets_, [&](const auto& entry) { return refill(entry.second) >= capacity; });
-      if (buckets_.size() >= max_addresses_) buckets_.clear();
+  auto found = index_.find(client);
+  if (found == index_.end()) {
+    if (index_.size() >= max_clients_) {
+      index_.erase(recency_.front().client);
+      recency_.pop_front();
     }
-    it = buckets_.emplace(address, Bucket{capacity, now}).first;
+    recency_.push_back(Bucket{client, capacity, now});
+    found = index_.emplace(client, std::prev(recency_.end())).first;
+  } else {
+    recency_.splice(recency_.end(), recency_, found->second);
   }
-  Bucket& b = it->second;
-  b.units = refill(b);
+  Bucket& b = *found->second;
+  b.units = std::min(capacity, b.units + per_minute_ * (now - b.at).count());
   b.at = now;
   return b;
 }
 
 int FailedAuthLimiter::RetryAfter(const std::string& address) {
   if (per_minute_ <= 0) return 0;
+  const std::string client = ClientOf(address);
   std::lock_guard lock(mu_);
-  if (!buckets_.contains(address)) return 0;
-  const Bucket& b = Refilled(address, clock_.Now());
+  if (!index_.contains(client)) return 0;
+  const Bucket& b = Refilled(client, clock_.Now());
   if (b.units >= kToken) return 0;
   const int64_t wait_us = (kToken - b.units + per_minute_ - 1) / per_minute_;
   return static_cast<int>((wait_us + 999'999) / 1'000'000);
@@ -40,8 +42,9 @@ int FailedAuthLimiter::RetryAfter(const std::string& address) {
 
 void FailedAuthLimiter::Failed(const std::string& address) {
   if (per_minute_ <= 0) return;
+  const std::string client = ClientOf(address);
   std::lock_guard lock(mu_);
-  Bucket& b = Refilled(address, clock_.Now());
+  Bucket& b = Refilled(client, clock_.Now());
   b.units = std::max<int64_t>(0, b.units - kToken);
 }
 

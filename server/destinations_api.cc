@@ -23,7 +23,10 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
                             ParseDestinationFields(body, /*creating=*/true));
-  WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  // Whose share of name lookups the checks spend: the tenant the destination is for.
+  const std::string tenant =
+      req.scope.tenant_id.value_or(fields.tenant_id.value_or(std::nullopt).value_or(""));
+  WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url, tenant));
   if (fields.tls && *fields.tls) {
     if ((*fields.tls)->client_key == kHiddenHeaderValue) {
       return Invalid({{"tls.client_key", "is the key itself when a destination is created"}});
@@ -35,7 +38,8 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
       return Invalid(
           {{"auth.client_secret", "is the secret itself when a destination is created"}});
     }
-    WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl((*fields.auth)->token_url, "auth.token_url"));
+    WEBHOOKD_RETURN_IF_ERROR(
+        CheckDestinationUrl((*fields.auth)->token_url, tenant, "auth.token_url"));
   }
   Destination d;
   // A tenant key makes its own tenant's destinations, whatever the body says.
@@ -95,7 +99,10 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(DestinationFields fields,
                             ParseDestinationFields(body, /*creating=*/false));
-  if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url));
+  // Whose share of name lookups the checks spend: a tenant key's tenant; the keys of no
+  // tenant share one.
+  const std::string tenant = req.scope.tenant_id.value_or("");
+  if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url, tenant));
   // The stored destination, read once and only when a "set" must be checked against it.
   std::optional<Destination> stored;
   const auto current = [&]() -> Result<const Destination*> {
@@ -117,7 +124,8 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
     WEBHOOKD_RETURN_IF_ERROR(CheckTls(check));
   }
   if (fields.auth && *fields.auth) {
-    WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl((*fields.auth)->token_url, "auth.token_url"));
+    WEBHOOKD_RETURN_IF_ERROR(
+        CheckDestinationUrl((*fields.auth)->token_url, tenant, "auth.token_url"));
     if ((*fields.auth)->client_secret == kHiddenHeaderValue) {
       WEBHOOKD_ASSIGN_OR_RETURN(const Destination* d, current());
       if (!d->auth) {

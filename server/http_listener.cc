@@ -11,10 +11,12 @@
 #include <list>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "base/log.h"
+#include "server/client_address.h"
 #include "server/http_head.h"
 
 namespace webhookd {
@@ -123,11 +125,20 @@ class Connection;
 
 struct HttpListener::Impl {
   Impl(HttpHandler& h, Options o)
-      : handler(h), options(o), acceptor(net::make_strand(ioc)), pool(o.handler_threads) {}
+      : handler(h),
+        options(o),
+        acceptor(net::make_strand(ioc)),
+        pool(o.handler_threads),
+        begin_pool(o.begin_threads) {}
 
   void Accept();
-  void Opened(const std::shared_ptr<Connection>& c);
-  void Closed();
+  // False when `client` holds its share of connections already: the caller closes it.
+  bool Opened(const std::shared_ptr<Connection>& c, const std::string& client);
+  void Closed(const std::string& client);
+  void StopPools() {
+    begin_pool.Stop();  // first: what it runs may post to `pool`
+    pool.Stop();
+  }
 
   HttpHandler& handler;
   Options options;
@@ -135,11 +146,13 @@ struct HttpListener::Impl {
   // On a strand of its own: its completions, Stop's close and the retry timer never run
   // at once on the two I/O threads.
   tcp::acceptor acceptor;
-  WorkPool pool;
+  WorkPool pool;        // Admit and Handle
+  WorkPool begin_pool;  // Begin: never a socket thread, never waits on the database
   std::atomic<bool> stopping{false};
 
-  std::mutex mu;  // guards the three below
+  std::mutex mu;  // guards the four below
   std::list<std::weak_ptr<Connection>> connections;
+  std::unordered_map<std::string, int> per_client;  // open connections by ClientOf
   int open = 0;
   bool accept_paused = false;
 };
@@ -150,13 +163,21 @@ namespace {
 // strand.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(HttpListener::Impl& listener, tcp::socket socket)
+  Connection(HttpListener::Impl& listener, tcp::socket socket, std::string client)
       : listener_(listener),
+        client_(std::move(client)),
         options_(listener.options),
         stream_(std::move(socket)),
         buffer_(options_.max_header_bytes + 16 * size_t{1024}) {}
 
   void Start() { NextRequest(); }
+  // Closes a connection never started (its client is over its share): it was not
+  // counted, so it is not uncounted either.
+  void Refuse() {
+    closed_ = true;
+    beast::error_code ignored;
+    stream_.socket().close(ignored);
+  }
 
   // On Stop: a connection waiting for its next request closes now; one in a request
   // closes after answering it.
@@ -260,9 +281,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // On a handler thread: Admit (unless done already), then Handle; the answer is written
-  // back on the strand. A request not yet admitted is first offered to Begin.
+  // back on the strand. A request not yet admitted that has its body is first offered to
+  // Begin, on a thread of the begin pool (Begin may parse and validate the body: never
+  // on a socket thread).
   void RunHandler(bool admit, bool may_begin = true) {
-    if (admit && may_begin && Begin()) return;
+    if (admit && may_begin && request_.has_body) {
+      listener_.begin_pool.Post([self = shared_from_this(), work = Work()] {
+        if (!self->Begin()) self->PostHandler(/*admit=*/true);
+      });
+      return;
+    }
+    PostHandler(admit);
+  }
+
+  void PostHandler(bool admit) {
     listener_.pool.Post([self = shared_from_this(), admit, work = Work()]() mutable {
       HttpHandler& h = self->listener_.handler;
       std::optional<Reply> reply;
@@ -274,8 +306,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
-  // Offers the request to the handler's Begin; true when it was taken. `later` answers
-  // once: a Begin that throws (it must not) is answered 500 here unless it had answered.
+  // On a begin-pool thread: offers the request to the handler's Begin; true when it was
+  // taken. `later` answers once: a Begin that throws (it must not) is answered 500 here
+  // unless it had answered.
   bool Begin() {
     auto answered = std::make_shared<std::atomic<bool>>(false);
     HttpHandler::Later later = [self = shared_from_this(), answered,
@@ -293,7 +326,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     } catch (...) {
       Log(LogLevel::kError, "handler threw", {{"path", request_.path}});
     }
-    if (!answered->exchange(true)) Respond(ProblemReply(500, "an internal error occurred"));
+    if (!answered->exchange(true)) {
+      net::post(stream_.get_executor(), [self = shared_from_this()] {
+        self->Respond(ProblemReply(500, "an internal error occurred"));
+      });
+    }
     return true;
   }
 
@@ -376,10 +413,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
-    listener_.Closed();
+    listener_.Closed(client_);
   }
 
   HttpListener::Impl& listener_;
+  const std::string client_;  // ClientOf the remote address, as counted by the listener
   const HttpListener::Options& options_;
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
@@ -410,11 +448,18 @@ void HttpListener::Impl::Accept() {
       return;
     }
     beast::error_code ignored;
+    const auto remote = socket.remote_endpoint(ignored);
+    std::string client = ignored ? std::string() : ClientOf(remote.address().to_string());
     // Without TCP_NODELAY every response waits ~40 ms on delayed ACKs.
     socket.set_option(tcp::no_delay(true), ignored);
-    auto c = std::make_shared<Connection>(*this, std::move(socket));
-    Opened(c);
-    c->Start();
+    auto c = std::make_shared<Connection>(*this, std::move(socket), client);
+    if (Opened(c, client)) {
+      c->Start();
+    } else {
+      // Over its share: closed at once, no answer written, so a client holding its
+      // share already costs nothing more than the accept.
+      c->Refuse();
+    }
     {
       std::lock_guard lock(mu);
       if (open >= options.max_connections) {
@@ -426,18 +471,25 @@ void HttpListener::Impl::Accept() {
   });
 }
 
-void HttpListener::Impl::Opened(const std::shared_ptr<Connection>& c) {
+bool HttpListener::Impl::Opened(const std::shared_ptr<Connection>& c, const std::string& client) {
   std::lock_guard lock(mu);
+  int& mine = per_client[client];
+  if (mine >= options.max_connections_per_client) return false;
+  ++mine;
   ++open;
   connections.remove_if([](const std::weak_ptr<Connection>& w) { return w.expired(); });
   connections.push_back(c);
+  return true;
 }
 
-void HttpListener::Impl::Closed() {
+void HttpListener::Impl::Closed(const std::string& client) {
   bool resume = false;
   {
     std::lock_guard lock(mu);
     --open;
+    if (auto it = per_client.find(client); it != per_client.end() && --it->second <= 0) {
+      per_client.erase(it);
+    }
     if (accept_paused && !stopping) {
       accept_paused = false;
       resume = true;
@@ -449,7 +501,7 @@ void HttpListener::Impl::Closed() {
 HttpListener::HttpListener(HttpHandler& handler, Options options)
     : impl_(std::make_unique<Impl>(handler, options)) {}
 
-HttpListener::~HttpListener() { impl_->pool.Stop(); }
+HttpListener::~HttpListener() { impl_->StopPools(); }
 
 Result<int> HttpListener::Bind(const std::string& host, int port) {
   beast::error_code ec;
@@ -463,8 +515,10 @@ Result<int> HttpListener::Bind(const std::string& host, int port) {
   tcp::acceptor& a = impl_->acceptor;
   if (a.open(endpoint.protocol(), ec); !ec) a.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) a.bind(endpoint, ec);
-  // The kernel's queue is where connections beyond max_connections wait.
-  if (!ec) a.listen(1024, ec);
+  // The kernel's queue is where connections beyond max_connections wait; as long as the
+  // kernel allows (net.core.somaxconn), so a burst of connections from one client that
+  // are closed on accept does not overflow it and drop another client's handshake.
+  if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
     a.close(ec);
     return Fail(ErrorKind::kUnavailable,
@@ -481,7 +535,7 @@ void HttpListener::Run() {
   }
   impl_->ioc.run();
   for (auto& t : extra) t.join();
-  impl_->pool.Stop();
+  impl_->StopPools();
 }
 
 void HttpListener::Stop() {

@@ -31,10 +31,11 @@ class HttpHandler {
   // The answer to a request Begin took: a reply, or nullopt to send the request through
   // Admit and Handle after all.
   using Later = std::function<void(std::optional<Reply>)>;
-  // On a listener thread, with the whole request, before Admit: true when the handler
-  // took the request and will call `later` exactly once, from any thread; false to send
-  // it through Admit and Handle. For a request answered without waiting on anything
-  // (ingest, whose store commits on threads of its own). Must not block or throw.
+  // On a begin thread (never a socket thread), with the whole request, before Admit: true
+  // when the handler took the request and will call `later` exactly once, from any
+  // thread; false to send it through Admit and Handle. For a request answered without
+  // waiting on anything (ingest, whose store commits on threads of its own). It may spend
+  // CPU (parse, validate against a schema) but must not block on I/O, and must not throw.
   virtual bool Begin(const HttpRequest& request, Later later) {
     (void)request;
     (void)later;
@@ -47,20 +48,24 @@ class HttpHandler {
 
 // The HTTP/1.1 listener of the API and operations ports (Boost.Beast over Asio).
 //
-// Threads: `io_threads` run every socket's reads and writes asynchronously, so an idle
-// or slow client costs a socket and a few KiB, never a thread; `handler_threads` run
-// Admit and Handle (which may wait on the database). A request reaches a handler thread
-// only once its whole head has arrived, and its body is read only once it was admitted.
-// A request whose body came with its head is first offered to Begin, on the socket
-// thread: what Begin takes is answered from whichever thread calls `later` (the answer
-// is posted to the connection's strand), and costs no handler thread at all.
+// Threads: `io_threads` accept and run every socket's reads and writes asynchronously,
+// so an idle or slow client costs a socket and a few KiB, never a thread; they run
+// nothing of the handler but Immediate. `handler_threads` run Admit and Handle (which
+// may wait on the database). A request reaches a handler thread only once its whole head
+// has arrived, and its body is read only once it was admitted. A request whose body came
+// with its head is first offered to Begin on one of `begin_threads`: what Begin takes is
+// answered from whichever thread calls `later` (the answer is posted to the connection's
+// strand) and holds no handler thread while it waits. So neither a slow validation nor
+// a slow database ever delays the reading of other requests or /healthz.
 //
 // Limits, each enforced while reading: the header section at most `max_header_bytes`
 // and `max_header_fields` (431), the body at most `max_body_bytes` whether sent with a
 // length or chunked (413); the whole request within `request_deadline` of its first byte
 // and an idle keep-alive connection at most `idle_timeout` (then the connection is
 // closed); at most `max_connections` open at once (the rest wait in the kernel's
-// backlog).
+// backlog, and accepting pauses until one closes: no spinning on a descriptor limit);
+// at most `max_connections_per_client` open at once from one client (ClientOf its
+// address), and one more is closed as soon as it is accepted, without an answer.
 class HttpListener {
  public:
   struct Options {
@@ -72,7 +77,9 @@ class HttpListener {
     std::chrono::milliseconds write_timeout{10000};
     int handler_threads = 128;
     int io_threads = 2;
+    int begin_threads = 2;
     int max_connections = 10000;
+    int max_connections_per_client = 256;
   };
 
   // Borrows `handler`.

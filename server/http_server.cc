@@ -32,7 +32,7 @@ struct RouteSpec {
   // The hot ingest route checks a recently seen key inside its own transaction instead
   // of looking it up first (Authenticator::CheckOrDefer).
   bool defer_auth = false;
-  // The route's handler for the listener's socket threads (HttpHandler::Begin), if any.
+  // The route's handler for the listener's begin threads (HttpHandler::Begin), if any.
   LaterHandler later = nullptr;
 };
 
@@ -205,8 +205,12 @@ HttpServer::HttpServer(OperationsStore& operations, Api* api, Authenticator* aut
   HttpListener::Options limits;
   limits.max_body_bytes = options_.max_payload_bytes;
   limits.handler_threads = options_.threads;
-  // The operations port of a worker serves a few scrapes: one socket thread is plenty.
+  limits.max_connections = options_.max_connections;
+  limits.max_connections_per_client = options_.max_connections_per_client;
+  // The operations port of a worker serves a few scrapes: one socket thread is plenty,
+  // and it has no Begin to run.
   limits.io_threads = api_ != nullptr ? 2 : 1;
+  limits.begin_threads = api_ != nullptr ? 2 : 1;
   listener_ = std::make_unique<HttpListener>(static_cast<HttpHandler&>(*this), limits);
 }
 

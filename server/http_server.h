@@ -36,6 +36,9 @@ class HttpServer : private HttpHandler {
     size_t max_payload_bytes = 262144;
     int threads = 128;     // handler threads: requests being answered at once
     bool serve_ui = true;  // the console under /ui/ (only where the REST API is served)
+    // Connections open at once, in all and from one client (HttpListener::Options).
+    int max_connections = 10000;
+    int max_connections_per_client = 256;
   };
 
   // Borrows every argument; `api`, `auth`, `observer` and `metrics` may be null/empty.

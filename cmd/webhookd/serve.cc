@@ -2,12 +2,20 @@
 // builds the real clock, random source, resolver, sender and stores.
 //
 // Threads of `webhookd all` (docs/architecture.md has the whole model): this thread
-// runs the dispatcher's claim loop (worker, all) or waits for the HTTP thread; one HTTP
-// thread accepts and hands connections to the server's pool; one thread waits for
-// SIGTERM/SIGINT (blocked in every other thread) and stops things in order; one thread
-// stores the bootstrap admin key while the database is not up yet; one thread purges
-// what retention no longer keeps (server, all). Name lookups run on short-lived threads:
-// curl's for deliveries, SystemResolver's (at most 64, 3 s each) for destination URLs.
+// runs the dispatcher's claim loop (worker, all) or waits for the HTTP thread; the HTTP
+// listener's two socket threads accept, read and write (and answer /healthz and static
+// files), its two begin threads parse and validate an ingest whose body came with its
+// head, and its 128 handler threads run every other request (a worker's operations port:
+// one, one and 4); one thread waits for SIGTERM/SIGINT (blocked in every other thread)
+// and stops things in order; one thread stores the bootstrap admin key while the
+// database is not up yet; one thread purges what retention no longer keeps (server,
+// all). Name lookups run on short-lived threads: curl's for deliveries,
+// SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination URLs.
+//
+// Descriptors: the soft open-file limit is raised to the hard one at start, and the
+// listener holds at most that many connections less a reserve for the database pools,
+// deliveries, name lookups and the process's own files (ConnectionBudget), so a flood of
+// connections cannot starve the database or the deliveries of descriptors.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -22,6 +30,7 @@
 
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/open_files.h"
 #include "base/random.h"
 #include "cmd/webhookd/cli.h"
 #include "cmd/webhookd/commands.h"
@@ -59,7 +68,8 @@ WEBHOOKD_WORKER_CONCURRENCY, WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_CONNEC
 WEBHOOKD_ATTEMPT_TIMEOUT, WEBHOOKD_LEASE, WEBHOOKD_MAX_PAYLOAD_BYTES,
 WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL, WEBHOOKD_PUBLIC_URL,
 WEBHOOKD_CIRCUIT_THRESHOLD, WEBHOOKD_CIRCUIT_COOLDOWN, WEBHOOKD_DISABLE_AFTER,
-WEBHOOKD_MAX_DESTINATIONS_PER_TENANT, WEBHOOKD_ENCRYPTION_KEY,
+WEBHOOKD_MAX_DESTINATIONS_PER_TENANT, WEBHOOKD_MAX_CONNECTIONS_PER_CLIENT,
+WEBHOOKD_ENCRYPTION_KEY,
 WEBHOOKD_ENCRYPTION_KEY_PREVIOUS, WEBHOOKD_UI, WEBHOOKD_RETENTION, WEBHOOKD_SECRET_GRACE.
 )";
 
@@ -119,7 +129,10 @@ int RefuseRevokedBootstrapKey() {
 
 }  // namespace
 
-std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
+namespace {
+
+// What OpenStore gives each use: the database connections webhookd holds.
+pg::PgStore::Options StoreOptions(StoreUse use) {
   pg::PgStore::Options options;
   switch (use) {
     case StoreUse::kServer:  // `all` too: the API's handlers borrow one per store call
@@ -135,6 +148,24 @@ std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
   }
   // The claim loop, and one for each outcome recorder.
   options.worker_connections = use == StoreUse::kCommand ? 0 : Dispatcher::Options{}.recorders + 1;
+  return options;
+}
+
+// The descriptors the listener must leave free: the database's connections, two for each
+// delivery in flight (its socket, and a resolver's or a reused connection's), the name
+// lookups of destination URLs, and a margin for logs, epoll, pipes and OTLP export.
+int64_t DescriptorReserve(const Config& config, StoreUse use, bool worker) {
+  const pg::PgStore::Options store = StoreOptions(use);
+  constexpr int64_t kLookups = 64;
+  constexpr int64_t kMargin = 128;
+  return store.api_connections + store.committers + store.worker_connections +
+         (worker ? 2 * int64_t{config.worker_concurrency} : 0) + kLookups + kMargin;
+}
+
+}  // namespace
+
+std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
+  pg::PgStore::Options options = StoreOptions(use);
   options.secrets = SecretBox(config.encryption_key, config.encryption_key_previous);
   return std::make_unique<pg::PgStore>(config.database_url, options);
 }
@@ -154,6 +185,15 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   auto config = LoadOrComplain();
   if (!config) return 2;
   const sigset_t stop_signals = BlockStopSignals();
+  // Idle connections are bounded by the per-client cap and the budget below, not by a
+  // default soft limit of 1,024 that a few hundred connections exhaust.
+  int64_t open_files = 1024;
+  if (auto raised = RaiseOpenFileLimit()) {
+    open_files = *raised;
+  } else {
+    Log(LogLevel::kWarn, "could not raise the open-file limit",
+        {{"error", raised.error().message}});
+  }
 
   SystemClock clock;
   SystemRandom random;
@@ -212,6 +252,14 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   if (listen) {
     HttpServer::Options options{*listen, config->max_payload_bytes, api ? 128 : 4};
     options.serve_ui = config->serve_ui;
+    const StoreUse use = api ? StoreUse::kServer : StoreUse::kWorker;
+    options.max_connections =
+        ConnectionBudget(open_files, DescriptorReserve(*config, use, worker), 10000);
+    options.max_connections_per_client = config->max_connections_per_client;
+    Log(LogLevel::kInfo, "connection limits",
+        {{"open_files", open_files},
+         {"max_connections", options.max_connections},
+         {"max_connections_per_client", options.max_connections_per_client}});
     http = std::make_unique<HttpServer>(
         store, rest.get(), auth.get(), options,
         [&metrics](std::string_view route, int status) { metrics.CountRequest(route, status); },

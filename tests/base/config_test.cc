@@ -67,6 +67,7 @@ TEST(ConfigTest, ReadsEveryVariable) {
                      {"WEBHOOKD_ATTEMPT_TIMEOUT", "2s"},
                      {"WEBHOOKD_LEASE", "3s"},
                      {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1024"},
+                     {"WEBHOOKD_MAX_CONNECTIONS_PER_CLIENT", "3"},
                      {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
                      {"WEBHOOKD_LOG_LEVEL", "debug"},
                      {"WEBHOOKD_CIRCUIT_THRESHOLD", "3"},
@@ -91,6 +92,7 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.attempt_timeout, 2s);
   EXPECT_EQ(c.lease, 3s);
   EXPECT_EQ(c.max_payload_bytes, 1024u);
+  EXPECT_EQ(c.max_connections_per_client, 3);
   EXPECT_TRUE(c.allow_private_destinations);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_EQ(c.circuit_threshold, 3);
@@ -267,6 +269,8 @@ TEST(ConfigTest, RefusesBadValuesNamingTheVariableAndEchoingTheValue) {
       {"WEBHOOKD_LEASE", "-60s"},
       {"WEBHOOKD_MAX_PAYLOAD_BYTES", "1023"},
       {"WEBHOOKD_MAX_PAYLOAD_BYTES", "67108865"},
+      {"WEBHOOKD_MAX_CONNECTIONS_PER_CLIENT", "0"},
+      {"WEBHOOKD_MAX_CONNECTIONS_PER_CLIENT", "-1"},
       {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "yes"},
       {"WEBHOOKD_LOG_LEVEL", "verbose"},
       {"WEBHOOKD_CIRCUIT_THRESHOLD", "0"},
@@ -403,7 +407,7 @@ TEST(ConfigTest, EveryVariableIsDocumentedWithItsDefault) {
     documented[line.substr(3, name_end - 3)] = line.substr(col + 3, col_end - col - 3);
   }
   const std::vector<ConfigVariable> variables = ConfigVariables();
-  EXPECT_EQ(variables.size(), 26u);
+  EXPECT_EQ(variables.size(), 27u);
   for (const ConfigVariable& v : variables) {
     auto it = documented.find(std::string(v.name));
     ASSERT_NE(it, documented.end()) << v.name << " is not in docs/configuration.md";

@@ -26,11 +26,18 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-// A raw TCP connection to the server, for writing anything at any pace.
+// A raw TCP connection to the server, for writing anything at any pace; from `from` (a
+// loopback address) when given.
 class Socket {
  public:
-  explicit Socket(int port) {
+  explicit Socket(int port, const char* from = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (from != nullptr) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &local.sin_addr);
+      ::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof(local));
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -207,8 +214,11 @@ TEST_F(PublicFaceSecurityTest, TooManyHeaderFieldsOrTooLargeAHeaderSectionIsA431
 TEST_F(PublicFaceSecurityTest, FiveHundredStalledClientsDoNotDelayHealthOrIngest) {
   const std::string key = PublisherKey();
   std::vector<std::unique_ptr<Socket>> stalled;
+  // From two addresses, each under WEBHOOKD_MAX_CONNECTIONS_PER_CLIENT (256), so all 500
+  // are held.
   for (int i = 0; i < 500; ++i) {
-    stalled.push_back(std::make_unique<Socket>(webhookd_.port()));
+    stalled.push_back(
+        std::make_unique<Socket>(webhookd_.port(), i % 2 ? "127.0.0.3" : "127.0.0.4"));
     ASSERT_TRUE(stalled.back()->connected()) << i;
     ASSERT_TRUE(stalled.back()->Send("POST /v1/eve"));  // half a request line, then nothing
   }

@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "server/problem.h"
 #include "tests/testing/stub_stores.h"
@@ -19,6 +22,36 @@ class FixedResolver final : public Resolver {
  public:
   std::vector<IpAddress> answer;
   Result<std::vector<IpAddress>> Resolve(const std::string&) override { return answer; }
+};
+
+// Holds every lookup of a name under "slow." until released (or 30 s); answers others at
+// once.
+class HeldResolver final : public Resolver {
+ public:
+  Result<std::vector<IpAddress>> Resolve(const std::string& host) override {
+    if (host.starts_with("slow.")) {
+      std::unique_lock lock(mu_);
+      ++held_;
+      cv_.notify_all();
+      cv_.wait_for(lock, std::chrono::seconds(30), [&] { return released_; });
+    }
+    return std::vector<IpAddress>{IpAddress::V4(0x5DB8D822)};
+  }
+  bool WaitHeld(int n) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return held_ >= n; });
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int held_ = 0;
+  bool released_ = false;
 };
 
 class ApiTest : public ::testing::Test {
@@ -151,6 +184,57 @@ TEST_F(ApiTest, APrivateDestinationIsRefusedUnlessAllowed) {
   Api allowing(store_.stores(), resolver_, allow);
   store_.on_create_destination = [](const Destination& d) { return d; };
   EXPECT_TRUE(allowing.CreateDestination(Body(R"({"url": "https://internal.example/hook"})")));
+}
+
+TEST_F(ApiTest, OneTenantCannotTakeEveryNameLookup) {
+  HeldResolver resolver;
+  ApiOptions options;
+  options.lookups_per_tenant = 2;
+  Api api(store_.stores(), resolver, options);
+  store_.on_create_destination = [](const Destination& d) { return d; };
+  const auto create = [&](const std::string& tenant, const std::string& host) {
+    ApiRequest req(Scope::Tenant(tenant));
+    req.body = R"({"url": "https://)" + host + R"(/hook"})";
+    return api.CreateDestination(req);
+  };
+  // Tenant a's two lookups hang on a name that does not answer.
+  std::vector<std::thread> hung;
+  for (int i = 0; i < 2; ++i) {
+    hung.emplace_back([&] { EXPECT_TRUE(create("a", "slow.example")); });
+  }
+  if (resolver.WaitHeld(2)) {
+    // A third from a is told to retry: 503, which ProblemReply gives a Retry-After.
+    auto refused = create("a", "fast.example");
+    EXPECT_FALSE(refused);
+    if (!refused) {
+      EXPECT_EQ(StatusFor(refused.error().kind), 503);
+      EXPECT_THAT(ProblemReply(refused.error()).headers,
+                  ::testing::Contains(::testing::Key("Retry-After")));
+    }
+    // A literal address needs no lookup, and tenant b has its own share.
+    EXPECT_TRUE(create("a", "93.184.216.34"));
+    EXPECT_TRUE(create("b", "fast.example"));
+  } else {
+    ADD_FAILURE() << "the two lookups were never held";
+  }
+  resolver.Release();  // the threads end whatever happened above
+  for (auto& t : hung) t.join();
+  EXPECT_TRUE(create("a", "fast.example"));  // the share came back
+}
+
+TEST_F(ApiTest, AResolverOutOfSlotsIs503NotAnInvalidUrl) {
+  class FullResolver final : public Resolver {
+   public:
+    Result<std::vector<IpAddress>> Resolve(const std::string&) override {
+      return Fail(ErrorKind::kUnavailable, "too many name lookups in progress; retry shortly");
+    }
+  } full;
+  Api api(store_.stores(), full, ApiOptions{});
+  auto r = api.CreateDestination(Body(R"({"url": "https://example.com/hook"})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(StatusFor(r.error().kind), 503);
+  EXPECT_THAT(ProblemReply(r.error()).headers, ::testing::Contains(::testing::Key("Retry-After")));
+  EXPECT_EQ(store_.calls, 0);
 }
 
 TEST_F(ApiTest, AGeneratedSecretIsWhsecAndThirtyTwoBytes) {

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -22,7 +23,10 @@ namespace {
 
 class BeginningHandler : public HttpHandler {
  public:
-  std::optional<Reply> Immediate(HttpRequest&) override { return std::nullopt; }
+  std::optional<Reply> Immediate(HttpRequest& head) override {
+    if (head.path == "/healthz") return Reply{200, "{}", "application/json", {}};
+    return std::nullopt;
+  }
   std::optional<Reply> Admit(HttpRequest&) override {
     ++admitted;
     return std::nullopt;
@@ -37,6 +41,15 @@ class BeginningHandler : public HttpHandler {
     ++begun;
     if (request.path == "/usual") return false;
     if (request.path == "/throw") throw std::runtime_error("a bug");
+    if (request.path == "/slow") {
+      // A validation that takes as long as the test says, on the thread that called Begin.
+      std::unique_lock lock(slow_mu);
+      ++slow_waiting;
+      slow_cv.notify_all();
+      slow_cv.wait_for(lock, std::chrono::seconds(10), [&] { return slow_released; });
+      later(Reply{202, "{}", "application/json", {}});
+      return true;
+    }
     // Answered from a thread of the handler's own, after Begin has returned.
     std::lock_guard lock(mu);
     threads.emplace_back([path = request.path, body = request.body, later = std::move(later)] {
@@ -53,7 +66,21 @@ class BeginningHandler : public HttpHandler {
     threads.clear();
   }
 
+  bool WaitSlow(int n) {
+    std::unique_lock lock(slow_mu);
+    return slow_cv.wait_for(lock, std::chrono::seconds(10), [&] { return slow_waiting >= n; });
+  }
+  void ReleaseSlow() {
+    std::lock_guard lock(slow_mu);
+    slow_released = true;
+    slow_cv.notify_all();
+  }
+
   std::atomic<int> begun{0}, admitted{0}, handled{0};
+  std::mutex slow_mu;
+  std::condition_variable slow_cv;
+  int slow_waiting = 0;  // guarded by slow_mu
+  bool slow_released = false;
   std::mutex mu;
   std::vector<std::thread> threads;
 };
@@ -174,6 +201,27 @@ TEST_F(HttpListenerBeginTest, ABeginThatThrowsIsAnswered500AndTheListenerGoesOn)
   auto next = Post("/later", "d");
   ASSERT_TRUE(next);
   EXPECT_EQ(next->status, 202);
+}
+
+TEST_F(HttpListenerBeginTest, ASlowBeginOnEveryBeginThreadDelaysNoReadingAndNoHealth) {
+  // As many slow validations as there are socket threads (2): were Begin run on them,
+  // nothing more would be read until they finished.
+  std::vector<std::thread> slow;
+  std::atomic<int> accepted{0};
+  for (int i = 0; i < 2; ++i) {
+    slow.emplace_back([&] {
+      if (auto a = Post("/slow", "x"); a && a->status == 202) ++accepted;
+    });
+  }
+  const bool held = handler_.WaitSlow(2);
+  EXPECT_TRUE(held);
+  // Asked while both are still held (a read gives up after 5 s).
+  const auto health = Post("/healthz", "");
+  handler_.ReleaseSlow();
+  for (auto& t : slow) t.join();
+  ASSERT_TRUE(health.has_value()) << "/healthz went unanswered while Begin was busy";
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(accepted, 2);
 }
 
 TEST_F(HttpListenerBeginTest, ManyConnectionsAnsweredFromOtherThreadsEachGetTheirOwnAnswers) {

@@ -12,23 +12,28 @@
 -- the payload's size, with the constant bounded by these budgets:
 --  * a comparison has at most one side that can yield several items. In lax mode (the
 --    default) every path into the payload can: an array is unwrapped where a value is
---    compared. In strict mode a path without [*], .*, **, [a, b], [a to b] or
---    .keyvalue() yields at most one;
+--    compared. In strict mode a path without [*], .*, **, [a to b] or .keyvalue()
+--    yields at most one;
 --  * * needs a number literal on one side, / and % a number literal on the right, and no
---    number literal is longer than 64 digits: the cost of numeric arithmetic grows with
---    the product of the operands' lengths;
+--    number literal in arithmetic is longer than 64 digits: the cost of numeric
+--    arithmetic grows with the product of the operands' lengths (a comparison's, with
+--    the shorter one's);
 --  * array subscripts do not read the payload: `$.a[$.i[*]]` would read $.i once per
 --    element of $.a;
---  * at most 16 references to the payload ($ or @), at most 8 steps that widen a path
---    ([*], .*, **, .keyvalue(), and each subscript of a list of several), and at most
---    one .keyvalue(), never with ** (it copies every value below each node).
+--  * one subscript or one range per [ ]: each subscript of a list yields its items again,
+--    so twenty lists [0,0] yield 2^20 copies of the payload;
+--  * at most 12 path parts in all (each $ and @, and each accessor or method after
+--    them), and at most one .keyvalue(), never with ** (it copies every value below
+--    each node). Without repeated items each part visits each value of the payload at
+--    most once (a filter ?(…) runs its references once per item, but over disjoint
+--    parts of the payload), so a filter costs at most 12 walks of the payload.
 CREATE TYPE webhookd.filter_shape AS (
   pos     int,     -- the next token
   refs    int,     -- references to the payload so far
-  widens  int,     -- widening steps so far
+  steps   int,     -- accessors and methods so far
   kvs     int,     -- .keyvalue() calls so far
   multi   boolean, -- the expression just read may yield several items
-  kind    text,    -- pred | num (a number literal) | lit | val | path
+  kind    text,    -- pred | num (a number literal) | long (one over 64 digits) | lit | val | path
   problem text);
 
 CREATE FUNCTION webhookd.filter_shape_expr(t text[], s webhookd.filter_shape, min_prec int,
@@ -57,7 +62,7 @@ BEGIN
   ELSIF v_tok IN ('-', '+') THEN
     s.pos := s.pos + 1;
     s := filter_shape_expr(t, s, 6, in_filter, is_strict);
-    IF s.kind NOT IN ('num', 'pred') THEN
+    IF s.kind NOT IN ('num', 'long', 'pred') THEN
       s.kind := 'val';
     END IF;
   ELSIF v_tok = 'exists' AND t[s.pos + 1] = '(' THEN
@@ -88,12 +93,9 @@ BEGIN
       s.kind := 'path';
       v_payload := true;
     ELSIF v_tok ~ '^[0-9]' THEN
-      IF length(regexp_replace(v_tok, '[^0-9]', '', 'g')) > 64 THEN
-        s.problem := 'may not use numbers longer than 64 digits';
-        RETURN s;
-      END IF;
       s.pos := s.pos + 1;
-      s.kind := 'num';
+      s.kind := CASE WHEN length(regexp_replace(v_tok, '[^0-9]', '', 'g')) > 64 THEN 'long'
+                     ELSE 'num' END;
     ELSIF v_tok = 'last' THEN
       s.pos := s.pos + 1;
       s.kind := 'val';
@@ -115,7 +117,6 @@ BEGIN
         s.pos := s.pos + 2;
       ELSIF v_tok = '.*' OR v_tok ~ '^\.\*\*' THEN
         s.pos := s.pos + 1;
-        s.widens := s.widens + 1;
         v_wide := true;
       ELSIF v_tok = '[' THEN
         s.pos := s.pos + 1;
@@ -123,7 +124,6 @@ BEGIN
         v_ranged := false;
         IF t[s.pos] = '*' AND t[s.pos + 1] = ']' THEN
           s.pos := s.pos + 2;
-          s.widens := s.widens + 1;
           v_wide := true;
         ELSE
           v_refs := s.refs;
@@ -143,8 +143,10 @@ BEGIN
           END LOOP;
           IF s.problem IS NULL AND s.refs > v_refs THEN
             s.problem := 'array subscripts may be numbers and last alone, not paths into the payload';
-          ELSIF v_subs > 1 OR v_ranged THEN
-            s.widens := s.widens + v_subs;
+          ELSIF v_subs > 1 THEN
+            s.problem := 'may use one subscript or one range per [ ] ([0], [1 to 3]): each '
+                         'subscript of a list yields its items again, [0,0] twice';
+          ELSIF v_ranged THEN
             v_wide := true;
           END IF;
         END IF;
@@ -158,7 +160,6 @@ BEGIN
       ELSIF v_tok ~ '^\.[a-z_]+\($' THEN
         IF v_tok = '.keyvalue(' THEN
           s.kvs := s.kvs + 1;
-          s.widens := s.widens + 1;
           v_wide := true;
         END IF;
         s.pos := s.pos + 2;  -- the method and )
@@ -166,7 +167,8 @@ BEGIN
         EXIT;
       END IF;
       v_steps := v_steps + 1;
-      IF s.kind IN ('num', 'lit') THEN
+      s.steps := s.steps + 1;
+      IF s.kind IN ('num', 'long', 'lit') THEN
         s.kind := 'val';
       ELSIF s.kind = 'pred' THEN
         s.kind := 'path';
@@ -214,7 +216,7 @@ BEGIN
       IF v_left.multi AND s.multi THEN
         s.problem := 'may not compare two sequences (' || v_tok || ' with several items on both '
                      'sides, which compares each item with each): compare with a literal, or '
-                     'write strict and paths without [*], .*, **, [a, b], [a to b] or .keyvalue()';
+                     'write strict and paths without [*], .*, **, [a to b] or .keyvalue()';
       END IF;
       s.kind := 'pred';
       s.multi := false;
@@ -222,7 +224,9 @@ BEGIN
       s.kind := 'pred';
       s.multi := false;
     ELSE
-      IF v_tok = '*' AND v_left.kind <> 'num' AND s.kind <> 'num' THEN
+      IF 'long' IN (v_left.kind, s.kind) THEN
+        s.problem := 'may not use numbers longer than 64 digits in arithmetic';
+      ELSIF v_tok = '*' AND v_left.kind <> 'num' AND s.kind <> 'num' THEN
         s.problem := 'may multiply only by a number literal: the cost of multiplying two '
                      'numbers of the payload grows with the product of their lengths';
       ELSIF v_tok IN ('/', '%') AND s.kind <> 'num' THEN
@@ -263,11 +267,9 @@ BEGIN
     RETURN v_shape.problem;
   ELSIF v_shape.pos <> cardinality(v_tokens) + 1 THEN
     RETURN 'has a shape webhookd cannot check near "' || v_tokens[v_shape.pos] || '"';
-  ELSIF v_shape.refs > 16 THEN
-    RETURN 'may refer to the payload ($ or @) at most 16 times';
-  ELSIF v_shape.widens > 8 THEN
-    RETURN 'may use at most 8 steps that widen a path: [*], .*, **, .keyvalue(), and each '
-           'subscript of [a, b] or [a to b]';
+  ELSIF v_shape.refs + v_shape.steps > 12 THEN
+    RETURN 'may have at most 12 path parts in all: each $ and @, and each .key, [*], [0], '
+           '.*, **, ?(…), .size() and other method after them, counts one';
   ELSIF v_shape.kvs > 1 THEN
     RETURN 'may use .keyvalue() at most once';
   ELSIF v_shape.kvs > 0 AND position('**' IN normalized) > 0 THEN

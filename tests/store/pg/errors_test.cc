@@ -31,6 +31,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"57P01", ErrorKind::kUnavailable, true},  // admin shutdown
                       Case{"53300", ErrorKind::kUnavailable, true},  // too many connections
                       Case{"25006", ErrorKind::kUnavailable, true},  // read-only: demoted
+                      Case{"57014", ErrorKind::kUnavailable, false}, // statement timeout
                       Case{"25001", ErrorKind::kInternal, false},    // active transaction
                       Case{"23505", ErrorKind::kInternal, false},    // unique violation
                       Case{"22023", ErrorKind::kInternal, false}));  // invalid parameter

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <any>
-#include <memory>
-#include <optional>
 #include <array>
 #include <cctype>
+#include <memory>
+#include <optional>
 
 #include "base/log.h"
 #include "base/strings.h"

@@ -96,7 +96,8 @@ class HttpServer : private HttpHandler {
   MetricsSource metrics_;
   SystemClock clock_;
   FailedAuthLimiter auth_failures_;
-  KeyConcurrency per_key_{kPerKeyLimit};  // the routes marked limited_per_key
+  // Requests in progress per key, on the routes marked limited_per_key.
+  KeyConcurrency per_key_{kPerKeyLimit};
   std::atomic<int> later_{0};  // requests Begin took and has not answered yet
   std::mutex ready_mu_;        // guards the two below; held while the database is asked
   std::optional<Result<bool>> ready_;

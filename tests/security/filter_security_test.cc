@@ -52,19 +52,19 @@ TEST(FilterSecurityTest, FiltersWhoseCostGrowsFasterThanThePayloadAreRefused) {
   const std::string key = TenantKey(db, "acme");
   const Json payload = TwoLists(15000);
   const std::vector<std::string> superlinear = {
-      "$.a[*] < $.b[*]",                 // each item of one list with each of the other
-      "$.a < $.b",                       // the same: lax mode unwraps both arrays
-      "strict $.a[*] < $.b[*]",          // strict, still two sequences
+      "$.a[*] < $.b[*]",         // each item of one list with each of the other
+      "$.a < $.b",               // the same: lax mode unwraps both arrays
+      "strict $.a[*] < $.b[*]",  // strict, still two sequences
       "$.a[*] ? (@ == @).x == 1 && $.a[*] == $.b[*]",
       "$[0,0][0,0][0,0][0,0][0,0] == 1",  // each [0,0] doubles the items: 2^n
-      "$.a[0] * $.b[0] > 1",             // numbers of the payload multiplied digit by digit
-      "1 / $.a[0] > 1",                  // … or divided
-      "$.a[$.b[*]] == 1",                // $.b read once per element of $.a
+      "$.a[0] * $.b[0] > 1",              // numbers of the payload multiplied digit by digit
+      "1 / $.a[0] > 1",                   // … or divided
+      "$.a[$.b[*]] == 1",                 // $.b read once per element of $.a
   };
   for (const std::string& filter : superlinear) {
     SCOPED_TRACE(filter);
-    ExpectRefusedNamingFilter(webhookd.Call("POST", "/v1/filters/test",
-                                            {{"filter", filter}, {"payload", payload}}, key));
+    ExpectRefusedNamingFilter(
+        webhookd.Call("POST", "/v1/filters/test", {{"filter", filter}, {"payload", payload}}, key));
     ExpectRefusedNamingFilter(webhookd.Call(
         "POST", "/v1/destinations", {{"url", "http://127.0.0.1:9/x"}, {"filter", filter}}, key));
   }
@@ -155,7 +155,8 @@ TEST(FilterSecurityTest, AKeyRunsAtMostTwoFilterTestsAtOnce) {
   std::vector<httplib::Response> answers(3);
   std::vector<std::thread> tests;
   for (int i = 0; i < 3; ++i) {
-    tests.emplace_back([&, i] { answers[i] = webhookd.Call("POST", "/v1/filters/test", test, key); });
+    tests.emplace_back(
+        [&, i] { answers[i] = webhookd.Call("POST", "/v1/filters/test", test, key); });
   }
   for (auto& t : tests) t.join();
   int limited = 0, unavailable = 0;

@@ -85,33 +85,23 @@ TEST_F(FilterProblemPgTest, ShapesWhoseCostGrowsFasterThanThePayloadAreRefused) 
 TEST_F(FilterProblemPgTest, LinearShapesAreAccepted) {
   const std::vector<std::string> accepted = {
       // The cookbook of docs/filters.md.
-      "$.amount >= 100 && $.currency == \"EUR\"",
-      "$.items[*].sku starts with \"BK-\"",
+      "$.amount >= 100 && $.currency == \"EUR\"", "$.items[*].sku starts with \"BK-\"",
       "exists($.refund) || $.status == \"paid\"",
       "$.status like_regex \"^(paid|refunded|disputed)$\"",
       "$.customer.email like_regex \"@example\\\\.com$\" flag \"i\"",
-      "exists($.items[*] ? (@.quantity > 10))",
-      "$.livemode == true",
-      "$.customer.tags[*] == \"vip\"",
-      "$.amount_decimal.double() >= 99.95",
+      "exists($.items[*] ? (@.quantity > 10))", "$.livemode == true",
+      "$.customer.tags[*] == \"vip\"", "$.amount_decimal.double() >= 99.95",
       "$.account_id == 18446744073709551617 && !exists($.coupon)",
       // One side a sequence, the other one value.
-      "$.a[*] < -1",
-      "-1 > $.a[*]",
-      "$.** == \"nope\"",
-      "$.** ? (@.tags[*] == \"q\").n > 1",
+      "$.a[*] < -1", "-1 > $.a[*]", "$.** == \"nope\"", "$.** ? (@.tags[*] == \"q\").n > 1",
       "$.items[*] ? (@.** like_regex \"(x|y|z)+q\").n > 1",
       "$.a[*] == $.b + 0",  // arithmetic yields one value (or an error)
       "($.a + $.b) * 2 > 10",
       "$.x * 2 > 1 && 2 * $.x > 1 && $.x / 3 > 1 && $.x % 7 == 1 && -$.x < 0",
-      "$.a[last - 1] == 1 && $.a[0 to 2] == 2",
-      "$.keyvalue().key == \"a\"",
-      "($.a == 1) is unknown",
-      "$.a.type() == \"string\" && $.a.size() > 2",
+      "$.a[last - 1] == 1 && $.a[0 to 2] == 2", "$.keyvalue().key == \"a\"",
+      "($.a == 1) is unknown", "$.a.type() == \"string\" && $.a.size() > 2",
       // Strict mode: paths without widening steps are single values.
-      "strict $.a == $.b",
-      "strict $.a.b[0] < $.c.size()",
-      "strict $.a[*] < $.b",
+      "strict $.a == $.b", "strict $.a.b[0] < $.c.size()", "strict $.a[*] < $.b",
       "$.a * 1" + std::string(63, '0') + " > 1",
       "$.n == 1e400",  // a comparison costs the shorter number's length
   };
@@ -169,9 +159,9 @@ TEST_F(FilterProblemPgTest, TheCostliestAcceptedShapesOnTheLargestPayload) {
     for (int i = 0; i < 3; ++i) {
       const auto start = std::chrono::steady_clock::now();
       tx.exec_params("SELECT jsonb_path_match(p, $1::jsonpath, '{}', true) FROM payloads", filter);
-      best = std::min(best, std::chrono::duration<double, std::milli>(
-                                std::chrono::steady_clock::now() - start)
-                                .count());
+      best = std::min(
+          best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
     }
     std::printf("%.1f ms (best of 3, %zu bytes): %s\n", best, numbers.size(),
                 filter.substr(0, 80).c_str());

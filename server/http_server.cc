@@ -453,8 +453,9 @@ bool HttpServer::Begin(const HttpRequest& req, Later later) {
     --later_;
     return false;
   }
+  // Ingest is not limited per key: no slot.
   Admitted admitted{route, std::move(args), std::move(deferred->scope),
-                    std::move(deferred->key_hash)};
+                    std::move(deferred->key_hash), nullptr};
   ApiRequest api_req = ApiRequestOf(admitted, req, req.body);
   // A key revoked since it was seen is refused by the store: that request, and one the
   // store found checked against an old catalog, go the usual way (a real lookup, a

@@ -72,8 +72,10 @@ PgStore::PgStore(const std::string& url, Options options)
       pool_(url, options.api_connections, Plans::kPerCall, options.api_acquire_timeout,
             options.api_statement_timeout),
       worker_pool_(url, options.worker_connections, Plans::kGenericByKey),
-      committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)
-                                        : nullptr) {}
+      committer_(options.committers > 0
+                     ? std::make_unique<GroupCommitter>(url, options.committers,
+                                                        options.api_statement_timeout)
+                     : nullptr) {}
 
 PgStore::~PgStore() = default;
 

@@ -67,6 +67,11 @@ class Generator {
     return words[Pick(9)];
   }
 
+  std::string Key() {
+    static const char* keys[] = {"a", "b", "items", "x", "tags", "n", "k1", "sku"};
+    return keys[Pick(8)];
+  }
+
   std::string Regex() {
     static const char* regexes[] = {"^(a+)+$", "(x|y|z)+q", "[a-z]{1,16}[0-9]{1,16}", "^b",
                                     "a*a*a*a*b"};
@@ -102,7 +107,7 @@ class Generator {
       case 0:
       case 1:
       case 2:
-        return "." + std::string(Chance(80) ? Word() : "\"odd key\"");
+        return "." + std::string(Chance(80) ? Key() : "\"odd key\"");
       case 3:
         return "[*]";
       case 4:
@@ -125,7 +130,7 @@ class Generator {
         return ".a";
       default:
         (void)in_filter;
-        return "." + Word();
+        return "." + Key();
     }
   }
 

@@ -37,6 +37,9 @@ struct Config {
   Duration connect_timeout = std::chrono::seconds(5);
   Duration attempt_timeout = std::chrono::seconds(15);
   Duration lease = std::chrono::seconds(60);
+  // WEBHOOKD_STATEMENT_TIMEOUT: the longest a statement run for an API request may take
+  // (the API pool's connections); one over it is cancelled and the request answers 503.
+  Duration statement_timeout = std::chrono::seconds(5);
   size_t max_payload_bytes = 262144;
   int max_destinations_per_tenant = 1000;
   // Connections one client address may hold open at once; more are closed on accept.

@@ -35,7 +35,7 @@ Error Forbidden(Role have) {
 
 }  // namespace
 
-Result<std::string> Authenticator::HashOf(std::string_view header) {
+Result<std::string> Authenticator::KeyHashOf(std::string_view header) {
   constexpr std::string_view kBearer = "Bearer ";
   // The scheme is case-insensitive (RFC 9110 §11.1): "bearer <key>" is the same request.
   const auto same = [](char a, char b) {

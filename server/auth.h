@@ -56,6 +56,10 @@ class Authenticator {
   // Drops a key the store found revoked.
   void Forget(const std::string& key_hash);
 
+  // The SHA-256 of the header's bearer key (what the store finds a key by); kUnauthorized
+  // for a header that carries none.
+  static Result<std::string> KeyHashOf(std::string_view authorization_header);
+
  private:
   struct Seen {
     Role role;
@@ -63,7 +67,9 @@ class Authenticator {
     std::chrono::steady_clock::time_point until;
   };
 
-  Result<std::string> HashOf(std::string_view authorization_header);
+  static Result<std::string> HashOf(std::string_view authorization_header) {
+    return KeyHashOf(authorization_header);
+  }
   Result<Scope> Lookup(const std::string& hash, Access access);
 
   KeyStore& keys_;

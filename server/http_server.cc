@@ -4,6 +4,8 @@
 #include <any>
 #include <array>
 #include <cctype>
+#include <memory>
+#include <optional>
 
 #include "base/log.h"
 #include "base/strings.h"
@@ -34,6 +36,9 @@ struct RouteSpec {
   bool defer_auth = false;
   // The route's handler for the listener's begin threads (HttpHandler::Begin), if any.
   LaterHandler later = nullptr;
+  // At most HttpServer::kPerKeyLimit requests of the route per API key at once (the rest
+  // 429): for a route whose cost the caller's input decides.
+  bool limited_per_key = false;
 };
 
 namespace {
@@ -77,7 +82,7 @@ constexpr std::array kRoutes = {
     RouteSpec{"DELETE", "/v1/event-types/{}", Role::kPublisher, kNotTenant, &Api::DeleteEventType,
               Body::kNone},
     RouteSpec{"POST", "/v1/filters/test", Role::kPublisher, kTenantOk, &Api::TestFilter,
-              Body::kRequired},
+              Body::kRequired, false, nullptr, true},
     RouteSpec{"GET", "/v1/admin/dead-letters", Role::kAdmin, kTenantOk, &Api::ListDeadLetters,
               Body::kNone},
     RouteSpec{"POST", "/v1/admin/dead-letters/replay", Role::kAdmin, kTenantOk,
@@ -176,6 +181,9 @@ struct Admitted {
   std::vector<std::string> args;
   std::optional<Scope> scope;           // set by every successful check
   std::optional<std::string> deferred;  // a key hash checked inside the route's transaction
+  // The key's place on a route limited per key, held until the request is answered
+  // (shared: std::any holds copyable values only).
+  std::shared_ptr<KeyConcurrency::Slot> slot;
 };
 
 // The Api's view of an admitted request, with `body` (moved or copied by the caller).
@@ -357,6 +365,22 @@ std::optional<Reply> HttpServer::AdmitRoute(const Route& route, HttpRequest& req
   Admitted admitted;
   admitted.route = &route;
   admitted.args = std::move(args);
+  if (route.limited_per_key) {
+    // Before the key is looked up, so that a key's extra requests cost no database work.
+    // The key's hash names it as its id does (one row each); a header without a key
+    // takes no place and is answered 401 below.
+    if (auto key = Authenticator::KeyHashOf(authorization)) {
+      auto slot = per_key_.TryAcquire(std::string(route.pattern) + " " + *key);
+      if (!slot) {
+        Reply reply = ProblemReply(429, "this API key has " + std::to_string(kPerKeyLimit) +
+                                            " requests of this route in progress already; "
+                                            "retry when one has been answered");
+        reply.headers.emplace_back("Retry-After", "1");
+        return reply;
+      }
+      admitted.slot = std::make_shared<KeyConcurrency::Slot>(std::move(*slot));
+    }
+  }
   if (route.defer_auth) {
     auto ok = auth_->CheckOrDefer(authorization, access);
     if (!ok) return refused(ok.error());
@@ -391,9 +415,11 @@ std::optional<Reply> HttpServer::CheckContent(const Route& route, const HttpRequ
 }
 
 Reply HttpServer::Handle(HttpRequest& req) {
-  const auto& admitted = std::any_cast<const Admitted&>(req.context);
+  auto& admitted = std::any_cast<Admitted&>(req.context);
   const Route& route = *admitted.route;
-  return Answer(route, req.method, Call(route, req));
+  Reply reply = Answer(route, req.method, Call(route, req));
+  admitted.slot.reset();  // the key's place frees once the work is done
+  return reply;
 }
 
 Reply HttpServer::Answer(const Route& route, const std::string& method, Result<Reply> reply) {
@@ -431,8 +457,9 @@ bool HttpServer::Begin(const HttpRequest& req, Later later) {
     --later_;
     return false;
   }
+  // Ingest is not limited per key: no slot.
   Admitted admitted{route, std::move(args), std::move(deferred->scope),
-                    std::move(deferred->key_hash)};
+                    std::move(deferred->key_hash), nullptr};
   ApiRequest api_req = ApiRequestOf(admitted, req, req.body);
   // A key revoked since it was seen is refused by the store: that request, and one the
   // store found checked against an old catalog, go the usual way (a real lookup, a

@@ -13,6 +13,7 @@
 #include "base/config.h"
 #include "server/auth_limiter.h"
 #include "server/http_listener.h"
+#include "server/key_concurrency.h"
 #include "server/problem.h"
 #include "store/operations_store.h"
 
@@ -31,6 +32,8 @@ using MetricsSource = std::function<std::string()>;
 // an HttpListener: routing, authentication before a body is read, and the answers.
 class HttpServer : private HttpHandler {
  public:
+  // Requests in progress per API key on a route that limits them (POST /v1/filters/test).
+  static constexpr int kPerKeyLimit = 2;
   struct Options {
     ListenAddress addr;
     size_t max_payload_bytes = 262144;
@@ -96,6 +99,8 @@ class HttpServer : private HttpHandler {
   MetricsSource metrics_;
   SystemClock clock_;
   FailedAuthLimiter auth_failures_;
+  // Requests in progress per key, on the routes marked limited_per_key.
+  KeyConcurrency per_key_{kPerKeyLimit};
   std::atomic<int> later_{0};  // requests Begin took and has not answered yet
   std::mutex ready_mu_;        // guards the two below; held while the database is asked
   std::optional<Result<bool>> ready_;

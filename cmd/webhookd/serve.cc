@@ -137,6 +137,8 @@ pg::PgStore::Options StoreOptions(StoreUse use) {
   switch (use) {
     case StoreUse::kServer:  // `all` too: the API's handlers borrow one per store call
       options.api_connections = 16;
+      options.api_statement_timeout =
+          std::chrono::duration_cast<std::chrono::milliseconds>(config.statement_timeout);
       break;
     case StoreUse::kWorker:  // readiness and the gauges
       options.api_connections = 4;

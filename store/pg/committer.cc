@@ -14,8 +14,10 @@ struct GroupCommitter::Pending {
   Done done;
 };
 
-GroupCommitter::GroupCommitter(const std::string& url, int committers)
-    : pool_(url, std::max(1, committers), Plans::kGeneric),
+GroupCommitter::GroupCommitter(const std::string& url, int committers,
+                               std::chrono::milliseconds statement_timeout)
+    : pool_(url, std::max(1, committers), Plans::kGeneric, std::chrono::milliseconds::zero(),
+            statement_timeout),
       committers_count_(std::max(1, committers)) {}
 
 GroupCommitter::~GroupCommitter() {

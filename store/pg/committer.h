@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -27,7 +28,10 @@ class GroupCommitter {
  public:
   using Done = std::function<void(Result<IngestReceipt>)>;
 
-  GroupCommitter(const std::string& url, int committers);
+  // `statement_timeout` bounds each group's statement (zero: none): an ingest is a
+  // request too.
+  GroupCommitter(const std::string& url, int committers,
+                 std::chrono::milliseconds statement_timeout = std::chrono::milliseconds::zero());
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;

@@ -32,6 +32,13 @@ Error ToError(const std::exception& e, bool* discard) {
   if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
     if (IsConnectionState(sql->sqlstate()))
       return Unavailable("the database is unavailable", discard);
+    // 57014 query_canceled: a statement ran past WEBHOOKD_STATEMENT_TIMEOUT. Its
+    // transaction is rolled back and the connection is fine; trying again later may pass.
+    if (sql->sqlstate() == "57014") {
+      return Error{ErrorKind::kUnavailable,
+                   "a database statement took too long and was cancelled; retry shortly",
+                   {}};
+    }
     return Error{ErrorKind::kInternal, std::string("database error: ") + e.what(), {}};
   }
   if (dynamic_cast<const pqxx::failure*>(&e) != nullptr) {

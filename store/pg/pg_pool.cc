@@ -1,20 +1,24 @@
 #include "store/pg/pg_pool.h"
 
+#include "store/pg/exec.h"
 #include "store/pg/statements.h"
 
 namespace webhookd::pg {
 
-PgPool::PgPool(std::string url, int size, Plans plans, std::chrono::milliseconds acquire_timeout)
+PgPool::PgPool(std::string url, int size, Plans plans, std::chrono::milliseconds acquire_timeout,
+               std::chrono::milliseconds statement_timeout)
     : url_(std::move(url)),
       plans_(plans),
       acquire_timeout_(acquire_timeout),
+      statement_timeout_(statement_timeout),
       conns_(size),
       made_in_(size, 0),
       backoff_(std::chrono::milliseconds(50), std::chrono::seconds(1)) {
   for (int i = size - 1; i >= 0; --i) free_.push_back(static_cast<size_t>(i));
 }
 
-std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, Plans plans) {
+std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, Plans plans,
+                                                  std::chrono::milliseconds statement_timeout) {
   auto conn = std::make_unique<pqxx::connection>(url);
   {
     pqxx::nontransaction tx(*conn);
@@ -25,6 +29,11 @@ std::unique_ptr<pqxx::connection> PgPool::Connect(const std::string& url, Plans 
   // libpqxx registers these with the server lazily, on first use, so a connection made
   // before `migrate` works for the statements that need no table.
   for (const Query& q : sql::kPrepared) conn->prepare(std::string(q.name), std::string(q.sql));
+  if (statement_timeout > std::chrono::milliseconds::zero()) {
+    pqxx::nontransaction tx(*conn);
+    Exec(tx, sql::kSetStatementTimeout,
+         Params().Add(std::to_string(statement_timeout.count()) + "ms"));
+  }
   return conn;
 }
 
@@ -80,7 +89,7 @@ std::unique_ptr<pqxx::connection> PgPool::Reconnect() {
     }
   }
   try {
-    auto conn = Connect(url_, plans_);
+    auto conn = Connect(url_, plans_, statement_timeout_);
     std::lock_guard lock(mu_);
     backoff_.Succeeded();
     return conn;

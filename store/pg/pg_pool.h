@@ -38,9 +38,11 @@ enum class Plans {
 class PgPool {
  public:
   // `acquire_timeout` bounds the wait for a free connection (zero: wait as long as it
-  // takes).
+  // takes); `statement_timeout`, each statement run on the pool's connections (zero:
+  // none), so that a request cannot hold a connection and a backend without bound.
   PgPool(std::string url, int size, Plans plans = Plans::kPerCall,
-         std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds::zero());
+         std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds::zero(),
+         std::chrono::milliseconds statement_timeout = std::chrono::milliseconds::zero());
   PgPool(const PgPool&) = delete;
   PgPool& operator=(const PgPool&) = delete;
 
@@ -69,9 +71,11 @@ class PgPool {
   const std::string& url() const { return url_; }
 
   // Makes a fresh connection set up as every webhookd connection is: UTC, a bounded
-  // idle-in-transaction time, every statement of sql/ prepared.
-  static std::unique_ptr<pqxx::connection> Connect(const std::string& url,
-                                                   Plans plans = Plans::kPerCall);
+  // idle-in-transaction time, every statement of sql/ prepared; and its statements
+  // bounded by `statement_timeout` unless that is zero.
+  static std::unique_ptr<pqxx::connection> Connect(
+      const std::string& url, Plans plans = Plans::kPerCall,
+      std::chrono::milliseconds statement_timeout = std::chrono::milliseconds::zero());
 
  private:
   void Release(size_t slot);
@@ -82,6 +86,7 @@ class PgPool {
   std::string url_;
   Plans plans_;
   std::chrono::milliseconds acquire_timeout_;
+  std::chrono::milliseconds statement_timeout_;
   std::mutex mu_;
   std::condition_variable free_cv_;
   std::vector<std::unique_ptr<pqxx::connection>> conns_;  // slot i: its lease holder's

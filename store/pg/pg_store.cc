@@ -69,10 +69,13 @@ class PgWakeupListener final : public WakeupListener {
 
 PgStore::PgStore(const std::string& url, Options options)
     : box_(std::move(options.secrets)),
-      pool_(url, options.api_connections, Plans::kPerCall, options.api_acquire_timeout),
+      pool_(url, options.api_connections, Plans::kPerCall, options.api_acquire_timeout,
+            options.api_statement_timeout),
       worker_pool_(url, options.worker_connections, Plans::kGenericByKey),
-      committer_(options.committers > 0 ? std::make_unique<GroupCommitter>(url, options.committers)
-                                        : nullptr) {}
+      committer_(options.committers > 0
+                     ? std::make_unique<GroupCommitter>(url, options.committers,
+                                                        options.api_statement_timeout)
+                     : nullptr) {}
 
 PgStore::~PgStore() = default;
 
@@ -836,6 +839,8 @@ Result<HealthStats> PgStore::Stats(Duration window) {
 Result<int64_t> PgStore::PurgeExpired(Duration retention, int batch) {
   return Run([&](pqxx::connection& c) -> Result<int64_t> {
     pqxx::work tx(c);
+    // Maintenance, not a request: WEBHOOKD_STATEMENT_TIMEOUT does not bound it.
+    Exec(tx, sql::kLiftStatementTimeout);
     if (!Exec(tx, sql::kTryPurgeLock, Params().Add(kPurgeLock))[0][0].as<bool>()) return 0;
     Exec(tx, sql::kPurgeIdempotencyKeys);
     Exec(tx, sql::kEraseExpiredSecrets, Params().AddNull());

@@ -21,6 +21,9 @@ class PgStore final : public Store {
     // How long an API call waits for one of them before it fails as unavailable (503),
     // so a flood of requests cannot queue without bound behind a slow database.
     std::chrono::milliseconds api_acquire_timeout{2000};
+    // WEBHOOKD_STATEMENT_TIMEOUT on each statement of the API and group-commit
+    // connections (zero: none); the retention purge lifts it for its own transactions.
+    std::chrono::milliseconds api_statement_timeout{0};
     // Group-commit connections (and threads) for un-keyed, untargeted ingest; 0 sends
     // every ingest through the API connections.
     int committers = 2;

@@ -27,13 +27,14 @@ TEST_P(ErrorsTest, SqlStateMapsToKindAndDiscard) {
 
 INSTANTIATE_TEST_SUITE_P(
     States, ErrorsTest,
-    ::testing::Values(Case{"08006", ErrorKind::kUnavailable, true},  // connection failure
-                      Case{"57P01", ErrorKind::kUnavailable, true},  // admin shutdown
-                      Case{"53300", ErrorKind::kUnavailable, true},  // too many connections
-                      Case{"25006", ErrorKind::kUnavailable, true},  // read-only: demoted
-                      Case{"25001", ErrorKind::kInternal, false},    // active transaction
-                      Case{"23505", ErrorKind::kInternal, false},    // unique violation
-                      Case{"22023", ErrorKind::kInternal, false}));  // invalid parameter
+    ::testing::Values(Case{"08006", ErrorKind::kUnavailable, true},   // connection failure
+                      Case{"57P01", ErrorKind::kUnavailable, true},   // admin shutdown
+                      Case{"53300", ErrorKind::kUnavailable, true},   // too many connections
+                      Case{"25006", ErrorKind::kUnavailable, true},   // read-only: demoted
+                      Case{"57014", ErrorKind::kUnavailable, false},  // statement timeout
+                      Case{"25001", ErrorKind::kInternal, false},     // active transaction
+                      Case{"23505", ErrorKind::kInternal, false},     // unique violation
+                      Case{"22023", ErrorKind::kInternal, false}));   // invalid parameter
 
 TEST(ErrorsTest, BrokenConnectionAndInDoubtCommitAreUnavailable) {
   bool discard = false;

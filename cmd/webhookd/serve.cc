@@ -137,8 +137,6 @@ pg::PgStore::Options StoreOptions(StoreUse use) {
   switch (use) {
     case StoreUse::kServer:  // `all` too: the API's handlers borrow one per store call
       options.api_connections = 16;
-      options.api_statement_timeout =
-          std::chrono::duration_cast<std::chrono::milliseconds>(config.statement_timeout);
       break;
     case StoreUse::kWorker:  // readiness and the gauges
       options.api_connections = 4;
@@ -168,6 +166,10 @@ int64_t DescriptorReserve(const Config& config, StoreUse use, bool worker) {
 
 std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
   pg::PgStore::Options options = StoreOptions(use);
+  if (use == StoreUse::kServer) {
+    options.api_statement_timeout =
+        std::chrono::duration_cast<std::chrono::milliseconds>(config.statement_timeout);
+  }
   options.secrets = SecretBox(config.encryption_key, config.encryption_key_previous);
   return std::make_unique<pg::PgStore>(config.database_url, options);
 }

@@ -275,9 +275,15 @@ Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& 
 }
 
 Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFields& f,
-                                               const Scope& scope) {
+                                               const Scope& scope, const UpdateCheck& check) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::work tx(c);
+    if (check) {
+      auto locked = Exec(tx, sql::kLockDestination, Params().Add(id).Add(scope.tenant_id));
+      if (locked.empty()) return NoDestination();
+      WEBHOOKD_ASSIGN_OR_RETURN(const Destination stored, Opened(ToDestination(locked[0])));
+      WEBHOOKD_RETURN_IF_ERROR(check(stored));
+    }
     Params params;
     params.Add(id).Add(f.url).Add(f.description).Add(f.event_types.has_value());
     if (f.event_types) {

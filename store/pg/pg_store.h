@@ -47,7 +47,8 @@ class PgStore final : public Store {
   Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
                                                 const Scope& scope) override;
   Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,
-                                        const Scope& scope) override;
+                                        const Scope& scope,
+                                        const UpdateCheck& check = nullptr) override;
   Result<void> DeleteDestination(int64_t id, const Scope& scope) override;
   Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace,
                                  const Scope& scope) override;

@@ -65,7 +65,8 @@ class StubApiStores final : public DestinationStore,
                                                 const Scope&) override {
     return No();
   }
-  Result<Destination> UpdateDestination(int64_t, const DestinationFields&, const Scope&) override {
+  Result<Destination> UpdateDestination(int64_t, const DestinationFields&, const Scope&,
+                                        const UpdateCheck& = nullptr) override {
     return No();
   }
   Result<void> DeleteDestination(int64_t, const Scope&) override { return No(); }

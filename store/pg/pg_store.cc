@@ -109,7 +109,7 @@ Result<Destination> PgStore::Opened(Destination d) const {
 void PgStore::Open(ClaimedDelivery& d) const {
   const auto open = [&](std::string& value) {
     // Plaintext (no key, or from before one) stays where it is: no copy per claim.
-    if (!SecretBox::IsSealed(value)) return;
+    if (SecretBox::IsPlain(value)) return;
     Result<std::string> plain = box_.Open(value);
     if (plain) {
       value = std::move(*plain);

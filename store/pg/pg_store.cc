@@ -155,12 +155,15 @@ Result<ApiKeyInfo> PgStore::CreateApiKey(const NewApiKey& key) {
   });
 }
 
-Result<bool> PgStore::EnsureAdminKey(const std::string& key_hash) {
-  return Run([&](pqxx::connection& c) -> Result<bool> {
+Result<KeyStore::Bootstrap> PgStore::EnsureAdminKey(const std::string& key_hash) {
+  return Run([&](pqxx::connection& c) -> Result<Bootstrap> {
     pqxx::work tx(c);
     const auto r = Exec(tx, sql::kEnsureAdminKey, Params().Add(key_hash));
     tx.commit();
-    return !r.empty();
+    const std::string_view state = r[0][0].c_str();
+    if (state == "revoked") return Bootstrap::kRevoked;
+    if (state == "expired") return Bootstrap::kExpired;
+    return Bootstrap::kLive;
   });
 }
 

@@ -38,7 +38,7 @@ class PgStore final : public Store {
   // Store:
   Result<bool> Ready() override;
   Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) override;
-  Result<bool> EnsureAdminKey(const std::string& key_hash) override;
+  Result<Bootstrap> EnsureAdminKey(const std::string& key_hash) override;
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override;
   Result<void> RevokeApiKey(int64_t id) override;
   Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) override;

@@ -28,7 +28,7 @@ class StubKeyStore final : public KeyStore, public CallCounter {
   std::function<Result<std::optional<ApiKeyInfo>>(const std::string&)> on_find_api_key;
 
   Result<ApiKeyInfo> CreateApiKey(const NewApiKey&) override { return No(); }
-  Result<bool> EnsureAdminKey(const std::string&) override { return No(); }
+  Result<Bootstrap> EnsureAdminKey(const std::string&) override { return No(); }
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override { return No(); }
   Result<void> RevokeApiKey(int64_t) override { return No(); }
   Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& hash) override {

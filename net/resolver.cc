@@ -122,8 +122,14 @@ Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver
     return std::vector<IpAddress>{*literal};
   }
   Result<std::vector<IpAddress>> addresses = resolver.Resolve(std::string(host));
+  if (!addresses && addresses.error().kind == ErrorKind::kUnavailable) {
+    return std::unexpected(addresses.error());
+  }
   if (!addresses || addresses->empty()) {
-    return Fail(ErrorKind::kInvalid, "host does not resolve");
+    if (allow_private) return Fail(ErrorKind::kInvalid, "host does not resolve");
+    return Fail(ErrorKind::kForbidden,
+                "host " + std::string(host) + ": " +
+                    (addresses ? std::string("host does not resolve") : addresses.error().message));
   }
   if (!allow_private) {
     // One private answer refuses the host: the connection could land on any of them.

@@ -20,6 +20,7 @@ Result<void> Api::CheckDestinationUrl(const std::string& text, const std::string
   if (!url) return Invalid({{field, url.error().message}});
   auto vetted = VetHost(url->host, resolver_, /*allow_private=*/false);
   if (vetted) return {};
+  if (vetted.error().kind == ErrorKind::kUnavailable) return std::unexpected(vetted.error());
   if (vetted.error().kind != ErrorKind::kForbidden) {
     return Invalid({{field, vetted.error().message}});
   }

@@ -12,6 +12,7 @@ namespace webhookd {
 namespace {
 
 constexpr std::string_view kPrefix = "wse1:";
+constexpr std::string_view kPlainPrefix = "wsp1:";
 constexpr size_t kKeyIdChars = 8;
 constexpr size_t kNonceBytes = 12;
 constexpr size_t kTagBytes = 16;
@@ -54,6 +55,10 @@ bool SecretBox::IsSealed(std::string_view stored) {
          stored[kPrefix.size() + kKeyIdChars] == ':';
 }
 
+bool SecretBox::IsPlain(std::string_view stored) {
+  return !stored.starts_with(kPrefix) && !stored.starts_with(kPlainPrefix);
+}
+
 std::string_view SecretBox::KeyIdOf(std::string_view stored) {
   if (!IsSealed(stored)) return {};
   return stored.substr(kPrefix.size(), kKeyIdChars);
@@ -64,7 +69,10 @@ bool SecretBox::IsCurrent(std::string_view stored) const {
 }
 
 std::string SecretBox::Seal(std::string_view plain) const {
-  if (!key_) return std::string(plain);
+  if (!key_) {
+    if (IsPlain(plain)) return std::string(plain);
+    return std::string(kPlainPrefix) + std::string(plain);
+  }
   const std::string nonce = nonces_(kNonceBytes);
   const std::string aad = Header(key_id_);
   std::string out = nonce;
@@ -85,6 +93,7 @@ std::string SecretBox::Seal(std::string_view plain) const {
 }
 
 Result<std::string> SecretBox::Open(std::string_view stored) const {
+  if (stored.starts_with(kPlainPrefix)) return std::string(stored.substr(kPlainPrefix.size()));
   if (!IsSealed(stored)) return std::string(stored);
   const std::string_view id = KeyIdOf(stored);
   const std::string* key = nullptr;

@@ -19,6 +19,12 @@ namespace webhookd {
 // during a key change while `webhookd secrets reencrypt` moves them to the current one.
 // Anything without the prefix is plaintext from before a key was set, and opens as is.
 //
+// Without a key, values are stored as given, and a client may give one that reads like
+// sealed data: taken as sealed, it would make start-up refuse to run for everyone (under
+// a key id no one has) or open to something else. So a plaintext value that starts
+// with either prefix is stored escaped, "wsp1:" <value>: only what Seal encrypted is ever
+// read as sealed.
+//
 // Immutable after construction; thread-safe.
 class SecretBox {
  public:
@@ -34,7 +40,8 @@ class SecretBox {
   // True when a current key is set: Seal encrypts.
   bool sealing() const { return key_.has_value(); }
 
-  // `plain` sealed with the current key; unchanged when there is none.
+  // `plain` sealed with the current key; when there is none, unchanged unless it starts
+  // like a sealed or escaped value (then escaped).
   std::string Seal(std::string_view plain) const;
 
   // The plaintext of a stored value. kInternal when it is sealed under a key this box does
@@ -43,6 +50,8 @@ class SecretBox {
 
   // Whether `stored` is sealed (under any key), and whether under the current one.
   static bool IsSealed(std::string_view stored);
+  // Whether `stored` is its plaintext as it is (neither sealed nor escaped).
+  static bool IsPlain(std::string_view stored);
   bool IsCurrent(std::string_view stored) const;
 
   // The key id a sealed value names ("" for plaintext), and those of this box's keys.

@@ -125,7 +125,10 @@ Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver
   // No lookup slot free is no answer about the name: the caller retries.
   if (!addresses && addresses.error().kind == ErrorKind::kUnavailable) return addresses;
   if (!addresses || addresses->empty()) {
-    return Fail(ErrorKind::kInvalid, "host does not resolve");
+    if (allow_private) return Fail(ErrorKind::kInvalid, "host does not resolve");
+    return Fail(ErrorKind::kForbidden,
+                "host " + std::string(host) + ": " +
+                    (addresses ? std::string("host does not resolve") : addresses.error().message));
   }
   if (!allow_private) {
     // One private answer refuses the host: the connection could land on any of them.

@@ -51,8 +51,11 @@ std::optional<Error> RefuseBeforeDns(std::string_view host, bool allow_private);
 // The addresses it is safe to connect to for `host`: the literal itself or everything it
 // resolves to. Unless `allow_private`, any non-public address makes the whole host
 // refused (kForbidden, naming the address: for the log, not for a client), and
-// "localhost" and names under ".localhost" are refused without asking DNS. A resolver
-// with no lookup slot free fails kUnavailable, not kInvalid: the name may be fine.
+// "localhost" and names under ".localhost" are refused without asking DNS. A name that
+// does not resolve is kInvalid when private addresses are allowed; otherwise it is
+// kForbidden too: "does not resolve" beside "not allowed" would tell a client which
+// internal names exist (a name private to the network resolves only inside it). kUnavailable
+// when the resolver is too busy to ask.
 Result<std::vector<IpAddress>> VetHost(std::string_view host, Resolver& resolver,
                                        bool allow_private);
 

@@ -3,6 +3,7 @@
 #include "net/client_certificate.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/carried_credentials.h"
 
 namespace webhookd {
 
@@ -103,43 +104,36 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   // tenant share one.
   const std::string tenant = req.scope.tenant_id.value_or("");
   if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url, tenant));
-  // The stored destination, read once and only when a "set" must be checked against it.
-  std::optional<Destination> stored;
-  const auto current = [&]() -> Result<const Destination*> {
-    if (!stored) {
-      WEBHOOKD_ASSIGN_OR_RETURN(stored, stores_.destinations.GetDestination(id, req.scope));
-    }
-    return &*stored;
-  };
-  if (fields.tls && *fields.tls) {
-    DestinationTls check = **fields.tls;
-    if (check.client_key == kHiddenHeaderValue) {
-      // "set" keeps the stored key, which must then match the certificate given.
-      WEBHOOKD_ASSIGN_OR_RETURN(const Destination* d, current());
-      if (!d->tls || !d->tls->client_key) {
-        return Invalid({{"tls.client_key", "has no stored key to keep: send the key itself"}});
-      }
-      check.client_key = d->tls->client_key;
-    }
-    WEBHOOKD_RETURN_IF_ERROR(CheckTls(check));
+  if (fields.tls && *fields.tls && (*fields.tls)->client_key != kHiddenHeaderValue) {
+    WEBHOOKD_RETURN_IF_ERROR(CheckTls(**fields.tls));
   }
   if (fields.auth && *fields.auth) {
     WEBHOOKD_RETURN_IF_ERROR(
         CheckDestinationUrl((*fields.auth)->token_url, tenant, "auth.token_url"));
-    if ((*fields.auth)->client_secret == kHiddenHeaderValue) {
-      WEBHOOKD_ASSIGN_OR_RETURN(const Destination* d, current());
-      if (!d->auth) {
-        return Invalid(
-            {{"auth.client_secret", "has no stored secret to keep: send the secret itself"}});
-      }
-      // Else "set" with a new token URL would send the stored secret wherever it points.
-      if (d->auth->token_url != (*fields.auth)->token_url) {
-        return Invalid({{"auth.client_secret", "must be sent itself when auth.token_url changes"}});
-      }
-    }
   }
+  // What a patch keeps of the stored destination is checked against the row the update
+  // locks: no other patch can change it in between.
+  const auto check = [&fields](const Destination& stored) -> Result<void> {
+    if (fields.tls && *fields.tls && (*fields.tls)->client_key == kHiddenHeaderValue) {
+      // "set" keeps the stored key, which must then match the certificate given.
+      if (!stored.tls || !stored.tls->client_key) {
+        return Invalid({{"tls.client_key", "has no stored key to keep: send the key itself"}});
+      }
+      DestinationTls tls = **fields.tls;
+      tls.client_key = stored.tls->client_key;
+      WEBHOOKD_RETURN_IF_ERROR(CheckTls(tls));
+    }
+    if (fields.auth && *fields.auth && (*fields.auth)->client_secret == kHiddenHeaderValue &&
+        !stored.auth) {
+      return Invalid(
+          {{"auth.client_secret", "has no stored secret to keep: send the secret itself"}});
+    }
+    std::vector<FieldError> carried = CarriedCredentials(stored, fields);
+    if (!carried.empty()) return Invalid(std::move(carried));
+    return {};
+  };
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d,
-                            stores_.destinations.UpdateDestination(id, fields, req.scope));
+                            stores_.destinations.UpdateDestination(id, fields, req.scope, check));
   return JsonReply(200, DestinationJson(d, options_.destination_max_in_flight, false));
 }
 

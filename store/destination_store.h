@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,10 +26,16 @@ class DestinationStore {
   virtual Result<Destination> GetDestination(int64_t id, const Scope& scope) = 0;
   virtual Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter,
                                                         const Page& page, const Scope& scope) = 0;
+  // What must hold of the stored destination (credentials opened) for a patch to apply;
+  // an error refuses the patch as it is.
+  using UpdateCheck = std::function<Result<void>(const Destination& stored)>;
   // Applies the given fields; the caller has validated them. kInvalid (field tenant_id)
-  // when `fields` names a tenant_id other than the destination's.
+  // when `fields` names a tenant_id other than the destination's. `check`, when given,
+  // sees the stored row locked in the same transaction, so no other patch lands between
+  // the check and the write.
   virtual Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,
-                                                const Scope& scope) = 0;
+                                                const Scope& scope,
+                                                const UpdateCheck& check = nullptr) = 0;
   // Makes `secret` the destination's signing secret. The one it replaces keeps signing
   // for `grace` (zero: every earlier secret ends now); earlier secrets past their grace
   // are erased. kConflict when more than kMaxValidSecrets would sign at once. Returns

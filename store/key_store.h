@@ -18,9 +18,10 @@ class KeyStore {
   virtual ~KeyStore() = default;
   // A key with a ttl expires that long after now, by the database's clock.
   virtual Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) = 0;
-  // Creates an admin key with this hash, or makes the key with it an admin key; false,
-  // changing nothing, when that key was revoked (a revoked key stays revoked).
-  virtual Result<bool> EnsureAdminKey(const std::string& key_hash) = 0;
+  // Creates an admin key with this hash, or makes the live key with it an admin key
+  // (kLive). A key that was revoked or has expired stays so, and nothing changes.
+  enum class Bootstrap { kLive, kRevoked, kExpired };
+  virtual Result<Bootstrap> EnsureAdminKey(const std::string& key_hash) = 0;
   virtual Result<std::vector<ApiKeyInfo>> ListApiKeys() = 0;
   virtual Result<void> RevokeApiKey(int64_t id) = 0;  // kNotFound if absent or revoked
   // The live key with this hash: neither revoked nor expired.

@@ -5,14 +5,14 @@
 namespace webhookd {
 
 std::string UrlForSpan(std::string_view url) {
-  url = url.substr(0, url.find_first_of("?#"));
   const size_t scheme = url.find("://");
-  if (scheme == std::string_view::npos) return std::string(url);
+  if (scheme == std::string_view::npos) return "";
   const size_t host_from = scheme + 3;
-  const size_t path_from = std::min(url.find('/', host_from), url.size());
-  const size_t at = url.substr(host_from, path_from - host_from).rfind('@');
-  if (at == std::string_view::npos) return std::string(url);
-  return std::string(url.substr(0, host_from)) + std::string(url.substr(host_from + at + 1));
+  const std::string_view authority =
+      url.substr(host_from, url.find_first_of("/?#", host_from) - host_from);
+  const size_t at = authority.rfind('@');
+  return std::string(url.substr(0, host_from)) +
+         std::string(at == std::string_view::npos ? authority : authority.substr(at + 1));
 }
 
 trace::Span AttemptSpan(const ClaimedDelivery& d, const SpanStart& t, Timestamp start,

@@ -26,7 +26,9 @@ inline SpanStart StartAttemptTrace(const ClaimedDelivery& d, const Sampler& samp
 trace::Span AttemptSpan(const ClaimedDelivery& d, const SpanStart& t, Timestamp start,
                         Timestamp end, const SendResult& sent, Outcome outcome);
 
-// A URL as a span may show it: no user info, query or fragment (they may hold secrets).
+// A URL as a span may show it: its scheme, host and port alone. User info, path, query
+// and fragment may each hold a secret (a chat service's hook URL is its own password),
+// and spans go to a collector that others read.
 std::string UrlForSpan(std::string_view url);
 
 }  // namespace webhookd

@@ -106,6 +106,16 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   return len;
 }
 
+// An attempt's error when its host does not resolve. Unless private destinations are
+// allowed, the words of a refused address: tenants read attempt errors, and "no address"
+// beside "not allowed" would tell them which internal names exist. The name stays in the
+// operator's log.
+std::string NoAddress(const CurlSender::Transfer& t) {
+  if (t.allow_private) return "DNS: no address for " + t.url.host;
+  Log(LogLevel::kWarn, "delivery host does not resolve", {{"host", t.url.host}});
+  return std::string(kAddressNotAllowed);
+}
+
 // The last word on where a connection goes: every address curl is about to connect to,
 // whether the URL held it or DNS answered it, must be public unless private destinations
 // are allowed. curl then tries the host's next address, if it has one.
@@ -408,7 +418,7 @@ void CurlSender::FinishLookup(Transfer* raw, int code) {
     r.timed_out = true;
     r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
   } else {
-    r.error = "DNS: no address for " + t->url.host;
+    r.error = NoAddress(*t);
   }
   idle_handles_.push_back(easy);
   auto done = std::move(t->done);
@@ -454,7 +464,7 @@ void CurlSender::Finish(Transfer* raw, int code) {
     r.error = "timed out after " + std::to_string(Millis(options_.attempt_timeout)) + " ms";
     r.retry_after.reset();
   } else if (rc == CURLE_COULDNT_RESOLVE_HOST) {
-    r.error = "DNS: no address for " + t->url.host;
+    r.error = NoAddress(*t);
     r.retry_after.reset();
   } else {
     r.error = std::string("HTTP ") + curl_easy_strerror(rc);

@@ -1,6 +1,8 @@
 #include "worker/token_source.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "base/encoding.h"
@@ -34,7 +36,51 @@ std::string Fingerprint(const DestinationAuth& auth) {
 
 }  // namespace
 
-TokenSource::TokenSource(AsyncSender& sender, Clock& clock) : sender_(sender), clock_(clock) {}
+TokenSource::TokenSource(AsyncSender& sender, Clock& clock, size_t max_entries)
+    : sender_(sender), clock_(clock), max_entries_(std::max<size_t>(max_entries, 1)) {}
+
+std::chrono::seconds TokenSource::LifetimeOf(const nlohmann::json& expires_in) {
+  if (expires_in.is_number_unsigned()) {
+    // Compared as an integer: a value past 2^53 as a double rounds, past 2^63 overflows.
+    const auto n = expires_in.get<uint64_t>();
+    return n >= static_cast<uint64_t>(kMaxLifetime.count()) ? kMaxLifetime
+                                                            : std::chrono::seconds(n);
+  }
+  if (expires_in.is_number_integer()) {
+    const auto n = expires_in.get<int64_t>();
+    return std::chrono::seconds(std::clamp<int64_t>(n, 0, kMaxLifetime.count()));
+  }
+  if (!expires_in.is_number_float()) return kDefaultLifetime;
+  const double seconds = expires_in.get<double>();
+  if (!std::isfinite(seconds)) return kDefaultLifetime;
+  return std::chrono::seconds(
+      static_cast<int64_t>(std::clamp(seconds, 0.0, static_cast<double>(kMaxLifetime.count()))));
+}
+
+size_t TokenSource::cached() const {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
+void TokenSource::Trim(Timestamp now) {
+  if (entries_.size() < max_entries_) return;  // room for one more
+  const auto idle = [](const Entry& e) { return !e.fetching && e.waiting.empty(); };
+  std::erase_if(entries_, [&](const auto& kv) {
+    const Entry& e = kv.second;
+    return idle(e) && (e.token.empty() || now >= e.usable_until);
+  });
+  const size_t target = max_entries_ - max_entries_ / 4;
+  if (entries_.size() <= target) return;
+  // Still too many live tokens: those that run out soonest go first.
+  std::vector<std::pair<Timestamp, decltype(entries_)::iterator>> live;
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (idle(it->second)) live.emplace_back(it->second.usable_until, it);
+  }
+  const size_t excess = std::min(entries_.size() - target, live.size());
+  std::ranges::nth_element(live, live.begin() + static_cast<std::ptrdiff_t>(excess),
+                           [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < excess; ++i) entries_.erase(live[i].second);
+}
 
 Outgoing TokenSource::Request(const DestinationAuth& auth) {
   Outgoing out;
@@ -52,6 +98,7 @@ void TokenSource::Get(int64_t destination_id, const DestinationAuth& auth, Done 
   const auto key = std::make_pair(destination_id, Fingerprint(auth));
   const Timestamp now = clock_.Now();
   std::unique_lock lock(mu_);
+  if (!entries_.contains(key)) Trim(now);
   Entry& e = entries_[key];
   if (!e.token.empty() && now < e.usable_until) {
     Token t{e.token, "", false};
@@ -95,9 +142,7 @@ void TokenSource::Fetched(const std::pair<int64_t, std::string>& key, SendResult
       // expires_in is RECOMMENDED, not required: without it a token is taken to last
       // kDefaultLifetime (and a 401 still replaces it at once).
       const auto expires_in = json.find("expires_in");
-      lifetime = expires_in != json.end() && expires_in->is_number()
-                     ? std::chrono::seconds(expires_in->get<int64_t>())
-                     : kDefaultLifetime;
+      lifetime = expires_in != json.end() ? LifetimeOf(*expires_in) : kDefaultLifetime;
     }
   }
   std::vector<Done> waiting;

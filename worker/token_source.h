@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ namespace webhookd {
 // waits for that one request. A change of the destination's credentials is a new cache
 // entry. Tokens live in memory only and are never logged; errors never quote them.
 //
+// The cache is bounded: at `max_entries`, a new entry first drops those no longer usable,
+// then those that run out soonest, down to three quarters of it (never one being fetched
+// or waited for).
+// A token dropped that way is fetched again when next asked for.
+//
 // Threads: none of its own. Get and Drop may be called from any thread; `done` runs on
 // the caller's thread for a cached token, else on the sender's when the fetch ends.
 class TokenSource {
@@ -32,7 +38,7 @@ class TokenSource {
   using Done = std::function<void(Token)>;
 
   // Borrows both; they must outlive this.
-  TokenSource(AsyncSender& sender, Clock& clock);
+  TokenSource(AsyncSender& sender, Clock& clock, size_t max_entries = kMaxEntries);
 
   void Get(int64_t destination_id, const DestinationAuth& auth, Done done);
   // The receiver refused `token` (a 401): it is not handed out again.
@@ -40,8 +46,18 @@ class TokenSource {
 
   // A token is used until this long before it expires.
   static constexpr Duration kMargin = std::chrono::seconds(60);
-  // How long a token whose answer has no expires_in is taken to last.
+  // How long a token whose answer has no usable expires_in is taken to last, and the
+  // longest an answer's expires_in counts for.
   static constexpr std::chrono::seconds kDefaultLifetime{300};
+  static constexpr std::chrono::seconds kMaxLifetime{24 * 3600};
+  static constexpr size_t kMaxEntries = 10'000;
+
+  // An answer's expires_in as a lifetime: an integer or a fraction of seconds, clamped
+  // to [0, kMaxLifetime]; anything else (absent, a string, not finite) is
+  // kDefaultLifetime. The token endpoint is the tenant's: nothing it says may overflow.
+  static std::chrono::seconds LifetimeOf(const nlohmann::json& expires_in);
+
+  size_t cached() const;
 
   // The token request of RFC 6749 section 4.4.2, client authenticated with HTTP Basic.
   static Outgoing Request(const DestinationAuth& auth);
@@ -54,10 +70,13 @@ class TokenSource {
     std::vector<Done> waiting;
   };
   void Fetched(const std::pair<int64_t, std::string>& key, SendResult result, Timestamp asked);
+  // Makes room for a new entry as the class comment says.
+  void Trim(Timestamp now);
 
   AsyncSender& sender_;
   Clock& clock_;
-  std::mutex mu_;
+  const size_t max_entries_;
+  mutable std::mutex mu_;
   std::map<std::pair<int64_t, std::string>, Entry> entries_;  // by (destination, credentials)
 };
 

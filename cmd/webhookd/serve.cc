@@ -118,12 +118,15 @@ class CachedGauges {
   std::chrono::steady_clock::time_point fetched_{};
 };
 
-// Start-up with a bootstrap key that was revoked: one line naming the variable, exit 1.
-int RefuseRevokedBootstrapKey() {
-  std::fputs(
-      "webhookd: WEBHOOKD_BOOTSTRAP_ADMIN_KEY: this key was revoked and stays revoked; set a "
-      "new value or unset the variable\n",
-      stderr);
+// Start-up with a bootstrap key that was revoked or has expired: one line naming the
+// variable, exit 1. Coming back with a restart, it would outlive what ended it.
+int RefuseBootstrapKey(KeyStore::Bootstrap state) {
+  std::fputs(state == KeyStore::Bootstrap::kExpired
+                 ? "webhookd: WEBHOOKD_BOOTSTRAP_ADMIN_KEY: this key has expired and stays "
+                   "expired; set a new value or unset the variable\n"
+                 : "webhookd: WEBHOOKD_BOOTSTRAP_ADMIN_KEY: this key was revoked and stays "
+                   "revoked; set a new value or unset the variable\n",
+             stderr);
   return 1;
 }
 
@@ -217,13 +220,13 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   CachedGauges gauges(store);
   if (CheckStoredCredentials(store, *config) != 0) return 1;
 
-  // The bootstrap key, once before serving when the database answers: a revoked one stays
-  // revoked, and start-up fails rather than serve without the key the operator expects.
+  // The bootstrap key, once before serving when the database answers: a revoked or expired
+  // one stays so, and start-up fails rather than serve without the key the operator expects.
   std::optional<std::string> bootstrap_hash;
   if (api && config->bootstrap_admin_key) {
     bootstrap_hash = HashApiKey(*config->bootstrap_admin_key);
     auto ensured = store.EnsureAdminKey(*bootstrap_hash);
-    if (ensured && !*ensured) return RefuseRevokedBootstrapKey();
+    if (ensured && *ensured != KeyStore::Bootstrap::kLive) return RefuseBootstrapKey(*ensured);
     if (ensured) bootstrap_hash.reset();  // stored; otherwise retried in the background
   }
 
@@ -287,15 +290,15 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
 
   std::thread bootstrap;
   std::atomic<bool> stopping{false};
-  std::atomic<bool> bootstrap_revoked{false};
+  std::atomic<KeyStore::Bootstrap> bootstrap_refused{KeyStore::Bootstrap::kLive};
   if (bootstrap_hash) {
-    // The database was not up yet: keep trying in the background. A revoked key found
-    // then stops the process as a signal would, and it exits 1.
+    // The database was not up yet: keep trying in the background. A revoked or expired key
+    // found then stops the process as a signal would, and it exits 1.
     bootstrap = std::thread([&] {
       for (int i = 0; !stopping; ++i) {
         auto ensured = store.EnsureAdminKey(*bootstrap_hash);
-        if (ensured && !*ensured) {
-          bootstrap_revoked = true;
+        if (ensured && *ensured != KeyStore::Bootstrap::kLive) {
+          bootstrap_refused = *ensured;
           kill(getpid(), SIGTERM);
           return;
         }
@@ -365,7 +368,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   signal_thread.join();
   if (purger) purger->Stop();
   Log(LogLevel::kInfo, "webhookd stopped");
-  if (bootstrap_revoked) return RefuseRevokedBootstrapKey();
+  if (bootstrap_refused != KeyStore::Bootstrap::kLive) return RefuseBootstrapKey(bootstrap_refused);
   return 0;
 }
 

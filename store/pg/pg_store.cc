@@ -112,7 +112,7 @@ Result<Destination> PgStore::Opened(Destination d) const {
 void PgStore::Open(ClaimedDelivery& d) const {
   const auto open = [&](std::string& value) {
     // Plaintext (no key, or from before one) stays where it is: no copy per claim.
-    if (!SecretBox::IsSealed(value)) return;
+    if (SecretBox::IsPlain(value)) return;
     Result<std::string> plain = box_.Open(value);
     if (plain) {
       value = std::move(*plain);
@@ -158,12 +158,15 @@ Result<ApiKeyInfo> PgStore::CreateApiKey(const NewApiKey& key) {
   });
 }
 
-Result<bool> PgStore::EnsureAdminKey(const std::string& key_hash) {
-  return Run([&](pqxx::connection& c) -> Result<bool> {
+Result<KeyStore::Bootstrap> PgStore::EnsureAdminKey(const std::string& key_hash) {
+  return Run([&](pqxx::connection& c) -> Result<Bootstrap> {
     pqxx::work tx(c);
     const auto r = Exec(tx, sql::kEnsureAdminKey, Params().Add(key_hash));
     tx.commit();
-    return !r.empty();
+    const std::string_view state = r[0][0].c_str();
+    if (state == "revoked") return Bootstrap::kRevoked;
+    if (state == "expired") return Bootstrap::kExpired;
+    return Bootstrap::kLive;
   });
 }
 
@@ -278,9 +281,15 @@ Result<Listing<Destination>> PgStore::ListDestinations(const DestinationFilter& 
 }
 
 Result<Destination> PgStore::UpdateDestination(int64_t id, const DestinationFields& f,
-                                               const Scope& scope) {
+                                               const Scope& scope, const UpdateCheck& check) {
   return Run([&](pqxx::connection& c) -> Result<Destination> {
     pqxx::work tx(c);
+    if (check) {
+      auto locked = Exec(tx, sql::kLockDestination, Params().Add(id).Add(scope.tenant_id));
+      if (locked.empty()) return NoDestination();
+      WEBHOOKD_ASSIGN_OR_RETURN(const Destination stored, Opened(ToDestination(locked[0])));
+      WEBHOOKD_RETURN_IF_ERROR(check(stored));
+    }
     Params params;
     params.Add(id).Add(f.url).Add(f.description).Add(f.event_types.has_value());
     if (f.event_types) {

@@ -41,7 +41,7 @@ class PgStore final : public Store {
   // Store:
   Result<bool> Ready() override;
   Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) override;
-  Result<bool> EnsureAdminKey(const std::string& key_hash) override;
+  Result<Bootstrap> EnsureAdminKey(const std::string& key_hash) override;
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override;
   Result<void> RevokeApiKey(int64_t id) override;
   Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) override;
@@ -50,7 +50,8 @@ class PgStore final : public Store {
   Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
                                                 const Scope& scope) override;
   Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,
-                                        const Scope& scope) override;
+                                        const Scope& scope,
+                                        const UpdateCheck& check = nullptr) override;
   Result<void> DeleteDestination(int64_t id, const Scope& scope) override;
   Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace,
                                  const Scope& scope) override;

@@ -23,6 +23,33 @@ TEST(SecretBoxTest, WithoutAKeyValuesStayAsTheyAre) {
   EXPECT_EQ(*box.Open("whsec_abc"), "whsec_abc");
 }
 
+// A client's value that reads like sealed data, stored without a key: it was taken as
+// sealed under a key id no one had, so start-up refused to run and the value never
+// opened. Now it is escaped, opens to the client's bytes, and names no key.
+TEST(SecretBoxTest, WithoutAKeyAValueThatLooksSealedStaysTheClientsOwn) {
+  const SecretBox box;
+  const SecretBox keyed(kKey, std::nullopt);
+  for (const std::string& value : std::vector<std::string>{
+           "wse1:deadbeef:AAAA",
+           "wse1:" + EncryptionKeyId(kKey) + ":" + Base64Encode(std::string(40, 'x')),
+           "wsp1:", "wsp1:wse1:deadbeef:AAAA", "wse1:"}) {
+    const std::string stored = box.Seal(value);
+    EXPECT_FALSE(SecretBox::IsSealed(stored)) << value;
+    EXPECT_FALSE(SecretBox::IsPlain(stored)) << value;
+    EXPECT_EQ(SecretBox::KeyIdOf(stored), "") << value;
+    EXPECT_EQ(box.Open(stored).value_or("(does not open)"), value);
+    // A key set later opens it the same, and reencrypt seals the client's bytes.
+    EXPECT_EQ(keyed.Open(stored).value_or("(does not open)"), value);
+    EXPECT_FALSE(keyed.IsCurrent(stored));
+    EXPECT_EQ(keyed.Open(keyed.Seal(value)).value_or("(does not open)"), value);
+  }
+  // Everything else is stored as it is.
+  for (const std::string value : {"Bearer abc", "wse", "wse2:x", "WSE1:x", ""}) {
+    EXPECT_EQ(box.Seal(value), value);
+    EXPECT_TRUE(SecretBox::IsPlain(value)) << value;
+  }
+}
+
 TEST(SecretBoxTest, SealsUnderTheCurrentKeyAndOpensBack) {
   const SecretBox box(kKey, std::nullopt, Counting());
   const std::string sealed = box.Seal("whsec_abc");

@@ -331,9 +331,12 @@ TEST(ApiE2eTest, DestinationRoutesHappyPath) {
   EXPECT_NE(p["updated_at"], d["updated_at"]);
   EXPECT_FALSE(p.contains("secret"));
   EXPECT_EQ(Body(webhookd.Call("GET", "/v1/destinations/" + id)), p);
-  // A new URL and secret through PATCH.
+  // A new URL and secret through PATCH. The URL is another receiver: the header value
+  // given for the old one goes with it only when sent again.
   auto patched2 = webhookd.Call("PATCH", "/v1/destinations/" + id,
-                                {{"url", "https://127.0.0.1:8443/new"}, {"secret", given_secret}});
+                                {{"url", "https://127.0.0.1:8443/new"},
+                                 {"secret", given_secret},
+                                 {"headers", {{"X-Tenant", "acme-new"}}}});
   ASSERT_EQ(patched2.status, 200) << patched2.body;
   EXPECT_EQ(Body(patched2)["url"], "https://127.0.0.1:8443/new");
   EXPECT_EQ(Body(webhookd.Call("GET", "/v1/destinations/" + id + "/secret"))["secret"],

@@ -145,7 +145,7 @@ TEST_P(TracingE2eTest, IngestAndEveryAttemptAreSpansOfTheProducersTrace) {
     EXPECT_EQ(at["webhookd.event.id"], event_id);
     EXPECT_EQ(at["webhookd.destination.id"], destination_id);
     EXPECT_TRUE(at.contains("webhookd.delivery.id"));
-    EXPECT_EQ(at["url.full"], receiver.url());
+    EXPECT_EQ(at["url.full"], "http://127.0.0.1:" + std::to_string(receiver.port()));
     EXPECT_EQ(at["http.request.method"], "POST");
     EXPECT_EQ(at["http.response.status_code"], i == 0 ? "503" : "200");
     EXPECT_EQ(at["webhookd.attempt.outcome"], i == 0 ? "retryable" : "success");

@@ -224,9 +224,19 @@ TEST(VetHostTest, LocalhostNamesAreRefusedWithoutDns) {
   EXPECT_TRUE(dns.asked().empty());
 }
 
+// A name that does not resolve was told apart from one resolving to a private address
+// ("host does not resolve" beside "not allowed"): a map of which internal names exist.
+TEST(VetHostTest, WithoutPrivateAddressesANameThatDoesNotResolveIsRefusedLikeOne) {
+  FakeResolver dns = Dns();
+  const Result<std::vector<IpAddress>> a = VetHost("nxdomain.example", dns, false);
+  ASSERT_FALSE(a.has_value());
+  EXPECT_EQ(a.error().kind, ErrorKind::kForbidden);
+  EXPECT_EQ(VetHost("internal.corp", dns, false).error().kind, ErrorKind::kForbidden);
+}
+
 TEST(VetHostTest, UnresolvableAndMalformedHostsAreInvalid) {
   FakeResolver dns = Dns();
-  for (const char* host : {"nxdomain.example", "", "fe80::1%eth0", "[::1", "a:b"}) {
+  for (const char* host : {"", "fe80::1%eth0", "[::1", "a:b"}) {
     const Result<std::vector<IpAddress>> a = VetHost(host, dns, false);
     ASSERT_FALSE(a.has_value()) << host;
     EXPECT_EQ(a.error().kind, ErrorKind::kInvalid) << host;

@@ -1,5 +1,6 @@
-// Attacks on the keys: a bootstrap admin key that was revoked must not come back with a
-// restart (it did: start-up un-revoked it), and a short one is refused.
+// Attacks on the keys: a bootstrap admin key that was revoked or has expired must not come
+// back with a restart (it did: start-up un-revoked it, and cleared an expiry), and a short
+// one is refused.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -47,6 +48,34 @@ TEST(KeysSecurityTest, ARevokedBootstrapKeyStaysRevokedAndStartUpFails) {
       << said;
   EXPECT_EQ(said.find(bootstrap), std::string::npos) << "the key was echoed";
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys WHERE revoked_at IS NULL"), "0");
+}
+
+TEST(KeysSecurityTest, AnExpiredBootstrapKeyStaysExpiredAndStartUpFails) {
+  TestDatabase db;
+  std::string bootstrap;
+  {
+    WebhookdProcess webhookd(db.url(), "server");
+    bootstrap = webhookd.admin_key();
+    ASSERT_EQ(webhookd.Call("GET", "/v1/destinations").status, 200);
+    ASSERT_EQ(db.Scalar("UPDATE api_keys SET expires_at = now() - interval '1 minute' "
+                        "WHERE name = 'bootstrap' RETURNING 'expired'"),
+              "expired");
+    EXPECT_EQ(webhookd.Call("GET", "/v1/destinations").status, 401);
+  }
+
+  const std::string log = TestLogDir() + "/keys-security-expired.log";
+  Process restarted({WebhookdBinary(), "server"},
+                    {{"DATABASE_URL", db.url()},
+                     {"WEBHOOKD_ADDR", "127.0.0.1:" + std::to_string(FreePort())},
+                     {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", bootstrap}},
+                    log);
+  EXPECT_EQ(restarted.Wait(10s), 1);
+  const std::string said = ReadFile(log);
+  EXPECT_NE(said.find("WEBHOOKD_BOOTSTRAP_ADMIN_KEY: this key has expired and stays expired"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find(bootstrap), std::string::npos) << "the key was echoed";
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys WHERE expires_at IS NULL"), "0");
 }
 
 TEST(KeysSecurityTest, AShortBootstrapKeyIsRefused) {

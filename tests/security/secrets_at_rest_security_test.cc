@@ -104,6 +104,54 @@ TEST(SecretsAtRestSecurityTest, ADatabaseReaderFindsNoCredentialAndDeliveryStill
                               again.body));
 }
 
+// A tenant stored a header value reading like sealed data while no key was set; at the
+// next start webhookd took it for a credential under key deadbeef and refused to start,
+// for everyone. Now it is stored as the client's own bytes, key or no key.
+TEST(SecretsAtRestSecurityTest, AValueThatLooksSealedCannotStopAStart) {
+  TestDatabase db;
+  Receiver receiver;
+  const std::map<std::string, std::string> forged = {
+      {"X-Forged", "wse1:deadbeef:AAAA"},
+      {"X-Forged-Well", "wse1:deadbeef:" + std::string(60, 'A')},
+      {"X-Escaped", "wsp1:abc"}};
+  const std::string tenant_key =
+      WebhookdProcess::CreateKey(db.url(), {"--role", "tenant", "--tenant", "acme"});
+  ASSERT_FALSE(tenant_key.empty());
+  const auto deliver_and_check = [&](const WebhookdProcess& webhookd, size_t n) {
+    ASSERT_EQ(webhookd
+                  .Call("POST", "/v1/events",
+                        {{"type", "a.b"}, {"tenant_id", "acme"}, {"payload", Json::object()}})
+                  .status,
+              202);
+    ASSERT_TRUE(receiver.WaitFor(n, 10s));
+    const Received got = receiver.requests().at(n - 1);
+    for (const auto& [name, value] : forged) EXPECT_EQ(got.header(name), value) << name;
+  };
+  {
+    WebhookdProcess webhookd(db.url(), "all");  // no WEBHOOKD_ENCRYPTION_KEY
+    auto created = webhookd.Call("POST", "/v1/destinations",
+                                 {{"url", receiver.url()}, {"headers", forged}}, tenant_key);
+    ASSERT_EQ(created.status, 201) << created.body;
+    deliver_and_check(webhookd, 1);
+  }
+  {
+    // The restart that failed: it starts, and delivers the client's bytes.
+    WebhookdProcess again(db.url(), "all");
+    deliver_and_check(again, 2);
+  }
+  {
+    // A key set later: the values still open as given, and one stored now is sealed.
+    WebhookdProcess keyed(db.url(), "all", {{"WEBHOOKD_ENCRYPTION_KEY", kKey}});
+    deliver_and_check(keyed, 3);
+  }
+  auto [code, out] = WebhookdProcess::RunCommand(
+      {"secrets", "reencrypt"}, {{"DATABASE_URL", db.url()}, {"WEBHOOKD_ENCRYPTION_KEY", kKey}});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(StoredCredentials(db).find("deadbeef"), std::string::npos);
+  WebhookdProcess resealed(db.url(), "all", {{"WEBHOOKD_ENCRYPTION_KEY", kKey}});
+  deliver_and_check(resealed, 4);
+}
+
 TEST(SecretsAtRestSecurityTest, WithoutAKeyItWarnsAtStartUp) {
   TestDatabase db;
   WebhookdProcess webhookd(db.url(), "server");

@@ -28,7 +28,7 @@ class StubKeyStore final : public KeyStore, public CallCounter {
   std::function<Result<std::optional<ApiKeyInfo>>(const std::string&)> on_find_api_key;
 
   Result<ApiKeyInfo> CreateApiKey(const NewApiKey&) override { return No(); }
-  Result<bool> EnsureAdminKey(const std::string&) override { return No(); }
+  Result<Bootstrap> EnsureAdminKey(const std::string&) override { return No(); }
   Result<std::vector<ApiKeyInfo>> ListApiKeys() override { return No(); }
   Result<void> RevokeApiKey(int64_t) override { return No(); }
   Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& hash) override {
@@ -65,7 +65,8 @@ class StubApiStores final : public DestinationStore,
                                                 const Scope&) override {
     return No();
   }
-  Result<Destination> UpdateDestination(int64_t, const DestinationFields&, const Scope&) override {
+  Result<Destination> UpdateDestination(int64_t, const DestinationFields&, const Scope&,
+                                        const UpdateCheck& = nullptr) override {
     return No();
   }
   Result<void> DeleteDestination(int64_t, const Scope&) override { return No(); }

@@ -81,7 +81,7 @@ TEST(AttemptTraceTest, TheSpanHasTheDocumentedAttributes) {
   EXPECT_EQ(span.status, trace::SpanStatus::kError);
   EXPECT_EQ(Attributes(span), (std::map<std::string, std::string>{
                                   {"http.request.method", "POST"},
-                                  {"url.full", "https://example.com/hook"},
+                                  {"url.full", "https://example.com"},
                                   {"http.response.status_code", "503"},
                                   {"error.type", "503"},
                                   {"webhookd.event.id", "evt_5"},
@@ -102,11 +102,18 @@ TEST(AttemptTraceTest, TheSpanHasTheDocumentedAttributes) {
   EXPECT_FALSE(Attributes(success).contains("error.type"));
 }
 
-TEST(AttemptTraceTest, UrlsLoseUserInfoQueryAndFragment) {
-  EXPECT_EQ(UrlForSpan("https://a:b@h.example:8443/p?q=1#f"), "https://h.example:8443/p");
-  EXPECT_EQ(UrlForSpan("http://h/p"), "http://h/p");
+// The path went to the collector: a hook URL such as
+// https://hooks.slack.com/services/T0/B0/secret is its own credential.
+TEST(AttemptTraceTest, UrlsKeepSchemeHostAndPortAlone) {
+  EXPECT_EQ(UrlForSpan("https://a:b@h.example:8443/p?q=1#f"), "https://h.example:8443");
+  EXPECT_EQ(UrlForSpan("https://hooks.slack.com/services/T0/B0/XyZsecret"),
+            "https://hooks.slack.com");
+  EXPECT_EQ(UrlForSpan("http://h/p"), "http://h");
   EXPECT_EQ(UrlForSpan("http://h?x"), "http://h");
-  EXPECT_EQ(UrlForSpan("http://h/p@q"), "http://h/p@q");
+  EXPECT_EQ(UrlForSpan("http://h#x"), "http://h");
+  EXPECT_EQ(UrlForSpan("http://h/p@q"), "http://h");
+  EXPECT_EQ(UrlForSpan("http://[::1]:8080/p"), "http://[::1]:8080");
+  EXPECT_EQ(UrlForSpan("not a url/secret"), "");
 }
 
 }  // namespace

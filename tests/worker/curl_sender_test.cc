@@ -221,6 +221,20 @@ TEST(CurlSenderTest, ANameThatDoesNotResolveIsADnsError) {
   EXPECT_EQ(r.error, "DNS: no address for no-such-host.invalid");
 }
 
+// Without private destinations, an attempt's error for a name that does not resolve read
+// "DNS: no address for <host>" beside "destination address not allowed" for one that
+// resolves privately: which internal names exist, for anyone reading attempts.
+TEST(CurlSenderTest, WithoutPrivateAddressesANameThatDoesNotResolveReadsAsRefused) {
+  CurlSender::Options o = Private();
+  o.allow_private = false;
+  CurlSender guarded(o);
+  const SendResult r = guarded.Send(Post("http://no-such-host.invalid/h"));
+  EXPECT_FALSE(r.status_code.has_value());
+  EXPECT_EQ(r.error, "destination address not allowed");
+  // Still worth another try: a name may resolve again.
+  EXPECT_FALSE(r.refused);
+}
+
 TEST(CurlSenderTest, AnInvalidUrlIsRefusedWithoutTheNetwork) {
   CurlSender sender(Private());
   const SendResult r = sender.Send(Post("ftp://127.0.0.1/x"));

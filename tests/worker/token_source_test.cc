@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "base/encoding.h"
 #include "tests/testing/fakes.h"
 
@@ -133,6 +135,80 @@ TEST(TokenSourceTest, AFailedRequestIsAnErrorForEveryoneWaitingAndIsNotCached) {
   EXPECT_EQ(errors.back(), "token request failed: the answer holds no access_token");
   tokens.Get(7, kAuth, [&](TokenSource::Token t) { errors.push_back(t.error); });
   EXPECT_EQ(sender.requests.size(), 3u);
+}
+
+// expires_in was read with get<int64_t>(): a fraction was cut silently, and a number past
+// int64's range, or one that overflowed when added to the clock, was undefined behaviour.
+TEST(TokenSourceTest, ExpiresInIsReadSafelyWhateverTheEndpointSays) {
+  using std::chrono::seconds;
+  const auto lifetime = [](const std::string& json) {
+    return TokenSource::LifetimeOf(nlohmann::json::parse(json));
+  };
+  EXPECT_EQ(lifetime("3600"), seconds(3600));
+  EXPECT_EQ(lifetime("3600.9"), seconds(3600));
+  EXPECT_EQ(lifetime("0"), seconds(0));
+  EXPECT_EQ(lifetime("-5"), seconds(0));
+  EXPECT_EQ(lifetime("-1e300"), seconds(0));
+  EXPECT_EQ(lifetime("1e300"), TokenSource::kMaxLifetime);
+  EXPECT_EQ(lifetime("18446744073709551615"), TokenSource::kMaxLifetime);
+  EXPECT_EQ(lifetime("9223372036854775807"), TokenSource::kMaxLifetime);
+  EXPECT_EQ(lifetime("-9223372036854775808"), seconds(0));
+  EXPECT_EQ(lifetime(R"("3600")"), TokenSource::kDefaultLifetime);
+  EXPECT_EQ(lifetime("null"), TokenSource::kDefaultLifetime);
+  EXPECT_EQ(lifetime("[1]"), TokenSource::kDefaultLifetime);
+
+  // Through a real answer: a huge expires_in is a day at most.
+  testing::FakeClock clock;
+  HeldSender sender;
+  TokenSource tokens(sender, clock);
+  tokens.Get(7, kAuth, [](TokenSource::Token) {});
+  sender.Answer(200, R"({"access_token":"t1","expires_in":1e308})");
+  clock.Advance(TokenSource::kMaxLifetime - TokenSource::kMargin - 1s);
+  tokens.Get(7, kAuth, [](TokenSource::Token) {});
+  EXPECT_EQ(sender.requests.size(), 1u);
+  clock.Advance(1s);
+  tokens.Get(7, kAuth, [](TokenSource::Token) {});
+  EXPECT_EQ(sender.requests.size(), 2u);
+}
+
+// The cache kept an entry for every destination and every set of credentials it ever
+// saw, for the life of the process.
+TEST(TokenSourceTest, TheCacheStaysWithinItsBound) {
+  testing::FakeClock clock;
+  HeldSender sender;
+  TokenSource tokens(sender, clock, /*max_entries=*/8);
+  const auto fetch = [&](int64_t destination, int expires_in) {
+    tokens.Get(destination, kAuth, [](TokenSource::Token) {});
+    sender.Answer(200, R"({"access_token":"t)" + std::to_string(destination) +
+                           R"(","expires_in":)" + std::to_string(expires_in) + "}");
+  };
+  for (int64_t d = 0; d < 8; ++d) fetch(d, 120);
+  EXPECT_EQ(tokens.cached(), 8u);
+  // Expired entries go first, and all of them.
+  clock.Advance(61s);
+  fetch(100, 3600);
+  EXPECT_EQ(tokens.cached(), 1u);
+
+  // Past the bound with every token live: the ones that run out soonest go.
+  for (int64_t d = 0; d < 7; ++d) fetch(d, 600 + static_cast<int>(d));
+  EXPECT_EQ(tokens.cached(), 8u);
+  for (int64_t d = 200; d < 300; ++d) fetch(d, 7200);
+  EXPECT_LE(tokens.cached(), 8u);
+  // The longest-lived survive.
+  const size_t asked = sender.requests.size();
+  tokens.Get(299, kAuth, [](TokenSource::Token) {});
+  EXPECT_EQ(sender.requests.size(), asked);
+  tokens.Get(0, kAuth, [](TokenSource::Token) {});
+  EXPECT_EQ(sender.requests.size(), asked + 1);
+
+  // One being fetched is never dropped: its answer reaches whoever waits.
+  TokenSource small(sender, clock, /*max_entries=*/1);
+  std::string got;
+  small.Get(1, kAuth, [&](TokenSource::Token t) { got = t.value.value_or("-"); });
+  small.Get(2, kAuth, [](TokenSource::Token) {});
+  sender.Answer(200, R"({"access_token":"pending","expires_in":600})");  // answer to 0 above
+  sender.Answer(200, R"({"access_token":"one","expires_in":600})");
+  EXPECT_EQ(got, "one");
 }
 
 }  // namespace

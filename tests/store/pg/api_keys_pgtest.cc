@@ -109,8 +109,8 @@ TEST(ApiKeysPgTest, EnsureAdminKeyIsIdempotentAndARevokedKeyStaysRevoked) {
   pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
   const std::string hash = HashApiKey(GenerateApiKey());
 
-  EXPECT_EQ(store.EnsureAdminKey(hash), true);
-  EXPECT_EQ(store.EnsureAdminKey(hash), true);
+  EXPECT_EQ(store.EnsureAdminKey(hash), KeyStore::Bootstrap::kLive);
+  EXPECT_EQ(store.EnsureAdminKey(hash), KeyStore::Bootstrap::kLive);
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys"), "1");
   auto found = store.FindApiKey(hash);
   ASSERT_TRUE(found);
@@ -124,7 +124,7 @@ TEST(ApiKeysPgTest, EnsureAdminKeyIsIdempotentAndARevokedKeyStaysRevoked) {
   EXPECT_FALSE(revoked->has_value());
 
   // Revoked for good: it came back at the next start before.
-  EXPECT_EQ(store.EnsureAdminKey(hash), false);
+  EXPECT_EQ(store.EnsureAdminKey(hash), KeyStore::Bootstrap::kRevoked);
   auto still = store.FindApiKey(hash);
   ASSERT_TRUE(still);
   EXPECT_FALSE(still->has_value());
@@ -138,12 +138,40 @@ TEST(ApiKeysPgTest, EnsureAdminKeyMakesAPublisherKeyWithThatValueAnAdmin) {
   const std::string hash = HashApiKey(GenerateApiKey());
   ASSERT_TRUE(store.CreateApiKey(NewApiKey{"pub", Role::kPublisher, hash}));
 
-  EXPECT_EQ(store.EnsureAdminKey(hash), true);
+  EXPECT_EQ(store.EnsureAdminKey(hash), KeyStore::Bootstrap::kLive);
   auto found = store.FindApiKey(hash);
   ASSERT_TRUE(found);
   ASSERT_TRUE(found->has_value());
   EXPECT_EQ((*found)->role, Role::kAdmin);
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys"), "1");
+}
+
+// An expired bootstrap key came back, with no expiry at all, at every start.
+TEST(ApiKeysPgTest, AnExpiredBootstrapKeyStaysExpired) {
+  TestDatabase db;
+  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 2});
+  const std::string hash = HashApiKey(GenerateApiKey());
+  ASSERT_EQ(store.EnsureAdminKey(hash), KeyStore::Bootstrap::kLive);
+  ASSERT_EQ(db.Scalar("UPDATE api_keys SET expires_at = now() - interval '1 minute' "
+                      "RETURNING 'expired'"),
+            "expired");
+
+  EXPECT_EQ(store.EnsureAdminKey(hash), KeyStore::Bootstrap::kExpired);
+  auto found = store.FindApiKey(hash);
+  ASSERT_TRUE(found);
+  EXPECT_FALSE(found->has_value());
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys WHERE expires_at < now()"), "1");
+
+  // A live key with an expiry becomes an admin key that still expires when it would.
+  const std::string later = HashApiKey(GenerateApiKey());
+  ASSERT_TRUE(store.CreateApiKey(
+      NewApiKey{"pub", Role::kPublisher, later, std::nullopt, std::chrono::hours(1)}));
+  EXPECT_EQ(store.EnsureAdminKey(later), KeyStore::Bootstrap::kLive);
+  auto admin = store.FindApiKey(later);
+  ASSERT_TRUE(admin);
+  ASSERT_TRUE(admin->has_value());
+  EXPECT_EQ((*admin)->role, Role::kAdmin);
+  EXPECT_TRUE((*admin)->expires_at.has_value());
 }
 
 }  // namespace

@@ -1,0 +1,12 @@
+-- The destination a patch is checked against, locked until the patch commits. $2: the
+-- caller's tenant (NULL: any); another tenant's destination is not found.
+SELECT id, url, description, to_json(event_types)::text, secret, headers::text, enabled,
+       max_in_flight, created_at, updated_at, tenant_id, rate_limit, disabled_reason,
+       -- from next_probe_at on, an open circuit lets its probe through: half-open
+       CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
+       consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
+       ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
+       tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope
+  FROM destinations
+ WHERE id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR tenant_id = $2)
+   FOR UPDATE

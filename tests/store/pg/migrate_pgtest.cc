@@ -57,7 +57,8 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
           "0025_claim_locks_its_share", "0026_queue_indexes_keep_one_entry_per_row",
           "0027_event_type_keys_in_plpgsql", "0028_delivery_rows", "0029_fifo_keys_take_turns",
           "0030_claim_reads_by_index_scans", "0031_parents_by_construction",
-          "0032_purge_reads_only_old_events", "0034_plain_values_that_read_as_sealed"));
+          "0032_purge_reads_only_old_events", "0033_filters_linear",
+          "0034_plain_values_that_read_as_sealed"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -10,10 +11,10 @@
 namespace webhookd::testing {
 
 // Counts calls and fails each unscripted one with kInternal, so a test can assert that bad
-// input never reached the store.
+// input never reached the store. Atomic: some tests call the API from several threads.
 class CallCounter {
  public:
-  int calls = 0;
+  std::atomic<int> calls = 0;
 
  protected:
   std::unexpected<Error> No() {

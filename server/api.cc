@@ -15,11 +15,16 @@ Api::Api(ApiStores stores, Resolver& resolver, ApiOptions options, Metrics* metr
       catalog_(stores_.catalog, options_.strict_event_types),
       lookups_(options_.lookups_per_tenant) {}
 
-Result<void> Api::CheckDestinationUrl(const std::string& text, const std::string& tenant,
-                                      const std::string& field) {
-  if (options_.allow_private_destinations) return {};
+Result<std::vector<FieldError>> Api::CheckDestinationUrl(const std::string& text,
+                                                         const std::string& tenant,
+                                                         const std::string& field) {
+  const bool allow_private = options_.allow_private_destinations;
   auto url = ParseUrl(text);
-  if (!url) return Invalid({{field, url.error().message}});
+  if (!url) {
+    // The field parser checked the URL already; this is its own message again.
+    if (allow_private) return std::vector<FieldError>{};
+    return Invalid({{field, url.error().message}});
+  }
   // A literal address asks no DNS, so it takes no lookup slot.
   std::optional<LookupShares::Slot> slot;
   if (!ParseIpLiteral(url->host)) {
@@ -29,8 +34,15 @@ Result<void> Api::CheckDestinationUrl(const std::string& text, const std::string
                   "too many name lookups in progress for this tenant; retry shortly");
     }
   }
-  auto vetted = VetHost(url->host, resolver_, /*allow_private=*/false);
-  if (vetted) return {};
+  auto vetted = VetHost(url->host, resolver_, allow_private);
+  if (vetted) return std::vector<FieldError>{};
+  if (allow_private) {
+    // Nothing is refused for its address here; a busy resolver is no reason to refuse
+    // either, and says nothing about the name.
+    if (vetted.error().kind == ErrorKind::kUnavailable) return std::vector<FieldError>{};
+    return std::vector<FieldError>{
+        {field, url->host + " does not resolve now: deliveries fail until it does"}};
+  }
   // Out of lookup slots: webhookd's capacity, not the URL, is at fault.
   if (vetted.error().kind == ErrorKind::kUnavailable) return Propagate(vetted);
   if (vetted.error().kind != ErrorKind::kForbidden) {

@@ -128,9 +128,13 @@ class Api {
  private:
   // kInvalid on `field` when the URL's host is or resolves to a non-public address;
   // kUnavailable (503) when `tenant` ("" for none) holds its share of name lookups or
-  // the resolver has no slot free.
-  Result<void> CheckDestinationUrl(const std::string& url, const std::string& tenant,
-                                   const std::string& field = "url");
+  // the resolver has no slot free. With private destinations allowed nothing is refused
+  // for its address, but a name that does not resolve now comes back as a warning for
+  // the answer: the destination is kept (its DNS may come later), and its owner learns
+  // at once why deliveries would fail.
+  Result<std::vector<FieldError>> CheckDestinationUrl(const std::string& url,
+                                                      const std::string& tenant,
+                                                      const std::string& field = "url");
   // CreateEvent's 202 for a stored event, with its metrics and span.
   Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 

@@ -11,6 +11,15 @@ using namespace api;
 
 namespace {
 
+// The answer to a write, with what the checks found worth saying but not refusing.
+Json WithWarnings(Json view, const std::vector<FieldError>& warnings) {
+  if (warnings.empty()) return view;
+  Json list = Json::array();
+  for (const FieldError& w : warnings) list.push_back({{"field", w.field}, {"message", w.message}});
+  view["warnings"] = std::move(list);
+  return view;
+}
+
 // PEM that parses and a key that matches its certificate, or 422 naming the field.
 Result<void> CheckTls(const DestinationTls& tls) {
   auto checked = CheckTlsSettings(tls.client_certificate, tls.client_key, tls.ca_certificate);
@@ -27,7 +36,8 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   // Whose share of name lookups the checks spend: the tenant the destination is for.
   const std::string tenant =
       req.scope.tenant_id.value_or(fields.tenant_id.value_or(std::nullopt).value_or(""));
-  WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url, tenant));
+  WEBHOOKD_ASSIGN_OR_RETURN(std::vector<FieldError> warnings,
+                            CheckDestinationUrl(*fields.url, tenant));
   if (fields.tls && *fields.tls) {
     if ((*fields.tls)->client_key == kHiddenHeaderValue) {
       return Invalid({{"tls.client_key", "is the key itself when a destination is created"}});
@@ -39,8 +49,10 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
       return Invalid(
           {{"auth.client_secret", "is the secret itself when a destination is created"}});
     }
-    WEBHOOKD_RETURN_IF_ERROR(
+    WEBHOOKD_ASSIGN_OR_RETURN(
+        std::vector<FieldError> more,
         CheckDestinationUrl((*fields.auth)->token_url, tenant, "auth.token_url"));
+    warnings.insert(warnings.end(), more.begin(), more.end());
   }
   Destination d;
   // A tenant key makes its own tenant's destinations, whatever the body says.
@@ -60,7 +72,9 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.auth = fields.auth.value_or(std::nullopt);
   WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(
                                                      d, options_.max_destinations_per_tenant));
-  return JsonReply(201, DestinationJson(created, options_.destination_max_in_flight, true));
+  return JsonReply(
+      201,
+      WithWarnings(DestinationJson(created, options_.destination_max_in_flight, true), warnings));
 }
 
 Result<Reply> Api::GetDestination(const ApiRequest& req) {
@@ -103,13 +117,18 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   // Whose share of name lookups the checks spend: a tenant key's tenant; the keys of no
   // tenant share one.
   const std::string tenant = req.scope.tenant_id.value_or("");
-  if (fields.url) WEBHOOKD_RETURN_IF_ERROR(CheckDestinationUrl(*fields.url, tenant));
+  std::vector<FieldError> warnings;
+  if (fields.url) {
+    WEBHOOKD_ASSIGN_OR_RETURN(warnings, CheckDestinationUrl(*fields.url, tenant));
+  }
   if (fields.tls && *fields.tls && (*fields.tls)->client_key != kHiddenHeaderValue) {
     WEBHOOKD_RETURN_IF_ERROR(CheckTls(**fields.tls));
   }
   if (fields.auth && *fields.auth) {
-    WEBHOOKD_RETURN_IF_ERROR(
+    WEBHOOKD_ASSIGN_OR_RETURN(
+        std::vector<FieldError> more,
         CheckDestinationUrl((*fields.auth)->token_url, tenant, "auth.token_url"));
+    warnings.insert(warnings.end(), more.begin(), more.end());
   }
   // What a patch keeps of the stored destination is checked against the row the update
   // locks: no other patch can change it in between.
@@ -134,7 +153,8 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
   };
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d,
                             stores_.destinations.UpdateDestination(id, fields, req.scope, check));
-  return JsonReply(200, DestinationJson(d, options_.destination_max_in_flight, false));
+  return JsonReply(
+      200, WithWarnings(DestinationJson(d, options_.destination_max_in_flight, false), warnings));
 }
 
 Result<Reply> Api::DeleteDestination(const ApiRequest& req) {

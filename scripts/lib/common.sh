@@ -8,6 +8,8 @@
 #                                        free port; exports PGHOST and PGPORT
 #   pg_stop <datadir>                    fast shutdown; quiet if not running
 #   pg_createdb <name>                   create a database unless it exists
+#   write_shell_env <file> <api> <key> <database_url>
+#                                        the variables the README's examples use
 #
 # PostgreSQL refuses to run as root, so when EUID is 0 the cluster belongs to the
 # `postgres` system user and its server programs run through runuser.
@@ -21,6 +23,7 @@ WEBHOOKD_PACKAGES=(
   libgtest-dev libgmock-dev
   postgresql postgresql-contrib
   curl ca-certificates
+  jq python3  # the README's walkthrough reads ids with jq and runs a receiver in Python
 )
 
 # The superuser of clusters made by pg_start (trust auth, so no password).
@@ -289,4 +292,17 @@ pg_createdb() {
     "$(pg_bin_dir)/createdb" -h "${PGHOST:-127.0.0.1}" -p "${PGPORT}" \
       -U "${WEBHOOKD_PG_SUPERUSER}" -E UTF8 -T template0 "${name}"
   fi
+}
+
+# write_shell_env <file> <api> <key> <database_url>: the lines a second shell sources to
+# run the README's examples (API, KEY, DATABASE_URL), readable by this user alone: it
+# holds the admin key.
+write_shell_env() {
+  [[ $# -eq 4 ]] || die "usage: write_shell_env <file> <api> <key> <database_url>"
+  (
+    umask 077
+    printf '# Written by scripts/run: source %s in another shell.\n' "$1" >"$1.tmp"
+    printf 'export API=%q\nexport KEY=%q\nexport DATABASE_URL=%q\n' "$2" "$3" "$4" >>"$1.tmp"
+    mv "$1.tmp" "$1"
+  )
 }

@@ -186,6 +186,44 @@ TEST_F(ApiTest, APrivateDestinationIsRefusedUnlessAllowed) {
   EXPECT_TRUE(allowing.CreateDestination(Body(R"({"url": "https://internal.example/hook"})")));
 }
 
+// With private destinations allowed (a local try), a name that does not resolve is
+// kept, but the answer says why its deliveries will fail; one that resolves, or a
+// literal, says nothing more. Without that setting, such a name is refused (above).
+TEST_F(ApiTest, ANameThatDoesNotResolveIsKeptWithAWarning) {
+  ApiOptions allow;
+  allow.allow_private_destinations = true;
+  Api allowing(store_.stores(), resolver_, allow);
+  store_.on_create_destination = [](const Destination& d) { return d; };
+  store_.on_update_destination = [](int64_t id, const DestinationFields& f) {
+    Destination d;
+    d.id = id;
+    d.url = f.url.value_or("http://127.0.0.1/");
+    return d;
+  };
+  resolver_.answer = {};
+  auto created = allowing.CreateDestination(Body(R"({"url": "https://acme.example.com/hooks"})"));
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201);
+  const auto warnings = nlohmann::json::parse(created->body)["warnings"];
+  ASSERT_EQ(warnings.size(), 1u) << created->body;
+  EXPECT_EQ(warnings[0]["field"], "url");
+  EXPECT_EQ(warnings[0]["message"],
+            "acme.example.com does not resolve now: deliveries fail until it does");
+
+  ApiRequest patch = Body(R"({"url": "https://acme.example.com/other"})");
+  patch.path_args = {"dst_1"};
+  auto updated = allowing.UpdateDestination(patch);
+  ASSERT_TRUE(updated) << updated.error().message;
+  EXPECT_EQ(nlohmann::json::parse(updated->body)["warnings"].size(), 1u);
+
+  for (const char* url : {"http://127.0.0.1:9999/hook", "https://resolves.example/hook"}) {
+    resolver_.answer = {IpAddress::V4(0x7F000001)};
+    auto r = allowing.CreateDestination(Body(std::string(R"({"url": ")") + url + "\"}"));
+    ASSERT_TRUE(r) << url;
+    EXPECT_FALSE(nlohmann::json::parse(r->body).contains("warnings")) << url;
+  }
+}
+
 TEST_F(ApiTest, OneTenantCannotTakeEveryNameLookup) {
   HeldResolver resolver;
   ApiOptions options;

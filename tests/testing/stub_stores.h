@@ -50,6 +50,7 @@ class StubApiStores final : public DestinationStore,
                             public CallCounter {
  public:
   std::function<Result<Destination>(const Destination&)> on_create_destination;
+  std::function<Result<Destination>(int64_t, const DestinationFields&)> on_update_destination;
   std::function<Result<IngestReceipt>(const NewEvent&, const std::optional<IdempotencyKey>&)>
       on_insert_event;
 
@@ -66,8 +67,10 @@ class StubApiStores final : public DestinationStore,
                                                 const Scope&) override {
     return No();
   }
-  Result<Destination> UpdateDestination(int64_t, const DestinationFields&, const Scope&,
+  Result<Destination> UpdateDestination(int64_t id, const DestinationFields& f, const Scope&,
                                         const UpdateCheck& = nullptr) override {
+    ++calls;
+    if (on_update_destination) return on_update_destination(id, f);
     return No();
   }
   Result<void> DeleteDestination(int64_t, const Scope&) override { return No(); }

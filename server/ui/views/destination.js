@@ -7,7 +7,7 @@ import {
   show, time, toast,
 } from '../dom.js';
 import {
-  card, circuitBadge, enabledBadge, idLink, pageHeader, pagedTable, statusCode,
+  card, circuitBadge, enabledBadge, idLink, lastAnswer, pageHeader, pagedTable,
 } from './common.js';
 import { certificateBadge, destinationLabel, takeCreatedSecret } from './destination_shared.js';
 
@@ -107,7 +107,7 @@ function detailBody(ctx, d, notices, reload) {
       { label: 'Event', cell: (x) => idLink('events', x.event_id) },
       { label: 'Status', cell: (x) => badge(x.status) },
       { label: 'Attempts', class: 'num', cell: (x) => show(x.attempt_count) },
-      { label: 'Last code', class: 'num', cell: (x) => statusCode(x.last_status_code) },
+      { label: 'Last answer', cell: (x) => lastAnswer(x) },
       { label: 'Updated', cell: (x) => time(x.updated_at) },
     ],
     empty: ['No deliveries yet', 'Deliveries appear here once events reach this destination.'],

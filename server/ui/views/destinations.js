@@ -7,7 +7,7 @@ import {
   enabledBadge, filterForm, pageHeader, pagedTable, queryOf,
 } from './common.js';
 import {
-  capText, certificateBadge, destinationLabel, failingSince, healthBadge,
+  capText, certificateBadge, failingSince, healthBadge,
 } from './destination_shared.js';
 
 export function renderList(ctx) {
@@ -19,9 +19,12 @@ export function renderList(ctx) {
     {
       label: 'Destination',
       class: 'col-main',
+      // Without a description the URL is the link itself, not repeated under it.
       cell: (d) => h('div', null,
-        h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong' }, show(destinationLabel(d))),
-        h('div', { class: 'muted mono small truncate', title: show(d.url) }, show(d.url))),
+        d.description
+          ? h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong' }, d.description)
+          : h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong mono break' }, show(d.url)),
+        d.description ? h('div', { class: 'muted mono small truncate', title: show(d.url) }, show(d.url)) : null),
     },
     ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (d) => show(d.tenant_id) },
     {

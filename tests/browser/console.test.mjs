@@ -9,8 +9,8 @@
 //   CHROMIUM                 the browser (default /usr/bin/chromium; see browser.mjs)
 //
 // Receivers run in this process on 127.0.0.1: /ok answers 200, /fail answers 500 until
-// switched, /xss answers 200 with markup in its body, /token hands out an OAuth 2.0
-// token.
+// switched, /down always answers 500, /xss answers 200 with markup in its body, /token
+// hands out an OAuth 2.0 token, and any other path answers 404.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -106,6 +106,8 @@ const receiver = http.createServer((req, res) => {
       received.fail++;
       res.writeHead(failAnswers, { 'Content-Type': 'text/plain' })
         .end(failAnswers === 200 ? 'recovered' : 'upstream exploded');
+    } else if (path === '/down') {
+      res.writeHead(500, { 'Content-Type': 'text/plain' }).end('still down');
     } else if (path === '/token') {
       // An OAuth 2.0 token endpoint: any client credentials get the same token.
       received.tokenHeaders = req.headers;
@@ -1121,6 +1123,171 @@ test('the overview shows the figures and the destinations needing attention', as
   // Either the charts or the words saying there is no series.
   await page.locator('svg.chart, .empty-title:text("No series available")').first().waitFor();
   await shot(page, '00-overview');
+  assertNoProblems();
+});
+
+// ---- health tells what the attempts tell ----
+
+// A loopback port nobody listens on: attempts to it fail to connect.
+async function closedPort() {
+  const server = http.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// A destination of its own event type (so fan-out from other tests leaves it alone) and
+// `events` events sent straight to it.
+async function destinationWithEvents(fields, events) {
+  const created = await api('POST', '/v1/destinations', { event_types: ['console.health'], ...fields });
+  assert.equal(created.status, 201, created.text);
+  const d = created.json;
+  for (let i = 0; i < events; i++) {
+    const r = await api('POST', '/v1/events', {
+      type: 'console.health', payload: { n: i }, destination_id: d.id,
+      ...(d.tenant_id ? { tenant_id: d.tenant_id } : {}),
+    });
+    assert.equal(r.status, 202, r.text);
+  }
+  return d;
+}
+
+async function destinationHealth(id) {
+  return (await api('GET', `/v1/destinations/${encodeURIComponent(id)}`)).json.health;
+}
+
+// Opens a page of the console afresh: going to the address the tab is at already would
+// not load it again, and would leave what it showed before.
+async function visit(p, hash) {
+  const url = `${BASE}/ui/${hash}`;
+  if (p.url() === url) await p.reload();
+  else await p.goto(url);
+}
+
+// The row of a table that links to `name`.
+function rowOf(where, name) {
+  return where.locator('tbody tr', { has: where.page().getByRole('link', { name, exact: true }) });
+}
+
+test('a destination whose every attempt got a 404 needs attention and says it is failing', async () => {
+  const name = 'Endpoint moved (404)';
+  const d = await destinationWithEvents({ url: `${receiverBase}/moved`, description: name }, 2);
+  // The premise: a 404 is permanent, so the circuit stays closed and counts nothing,
+  // while failing_since is set.
+  const health = await eventually('failing_since to be set', async () => {
+    const h = await destinationHealth(d.id);
+    return h && h.failing_since ? h : null;
+  });
+  assert.equal(health.circuit, 'closed');
+  assert.equal(health.consecutive_failures, 0);
+
+  await visit(page, '#/overview');
+  const needy = page.getByRole('table', { name: 'Destinations that need attention' });
+  await rowOf(needy, name).waitFor();
+  assert.match(await rowOf(needy, name).locator('.health-badge').textContent(), /^failing$/);
+  assert.equal(await rowOf(needy, 'Order events for the warehouse').count(), 0,
+    'a destination whose attempts succeed is not listed');
+
+  await visit(page, '#/destinations');
+  const list = page.getByRole('table', { name: 'Destinations', exact: true });
+  await rowOf(list, name).waitFor();
+  assert.equal(await rowOf(list, name).locator('.health-badge').textContent(), 'failing');
+  assert.equal(await rowOf(list, 'Order events for the warehouse').locator('.health-badge').textContent(), 'healthy');
+
+  // The page says what failed, and never "0 failures" beside a failing destination.
+  await visit(page, `#/destinations/${encodeURIComponent(d.id)}`);
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+  assert.equal(await page.locator('#health-state .health-badge').textContent(), 'failing');
+  await page.locator('#latest-attempt .http-code', { hasText: '404' }).waitFor();
+  const card = await page.locator('#health-card').textContent();
+  assert.doesNotMatch(card, /Consecutive failures/);
+  assert.match(card, /Retryable failures in a row/);
+  assert.match(card, /not retryable/);
+  assert.match(await page.getByRole('table', { name: 'Deliveries of this destination' }).textContent(), /404/);
+  await shot(page, '22-destination-failing-404');
+  assertNoProblems();
+});
+
+test('a destination whose circuit opened on 500s needs attention and says so', async () => {
+  const name = 'Down for maintenance (500)';
+  // Four events of three attempts each: 12 retryable failures, past the default
+  // threshold of 10.
+  const d = await destinationWithEvents({ url: `${receiverBase}/down`, description: name }, 4);
+  await eventually('the circuit to open', async () => {
+    const h = await destinationHealth(d.id);
+    return h && (h.circuit === 'open' || h.circuit === 'half_open');
+  }, { timeout: 60000 });
+
+  await visit(page, '#/overview');
+  const needy = page.getByRole('table', { name: 'Destinations that need attention' });
+  await rowOf(needy, name).waitFor();
+  assert.match(await rowOf(needy, name).locator('.health-badge').textContent(), /^circuit (open|half open)$/);
+
+  await visit(page, '#/destinations');
+  const list = page.getByRole('table', { name: 'Destinations', exact: true });
+  await rowOf(list, name).waitFor();
+  assert.match(await rowOf(list, name).locator('.health-badge').textContent(), /^circuit (open|half open)$/);
+
+  await visit(page, `#/destinations/${encodeURIComponent(d.id)}`);
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+  assert.match(await page.locator('#health-state .health-badge').textContent(), /^circuit (open|half open)$/);
+  const failures = Number((await page.locator('#retryable-failures .count').textContent()).trim());
+  assert.ok(failures >= 10, `retryable failures in a row: ${failures}`);
+  assertNoProblems();
+});
+
+test('the deliveries tables show the last error, in the console and in the portal', async (t) => {
+  const tenant = `nobody-home-${Date.now()}`;
+  const name = 'Nobody listening';
+  const d = await destinationWithEvents({
+    url: `http://127.0.0.1:${await closedPort()}/hook`, description: name, tenant_id: tenant,
+  }, 1);
+  const delivery = await eventually('the delivery to fail', async () => {
+    const r = await api('GET', `/v1/deliveries?destination_id=${encodeURIComponent(d.id)}`);
+    const x = r.json && r.json.data && r.json.data[0];
+    return x && x.last_error ? x : null;
+  });
+  const error = delivery.last_error;
+
+  await visit(page, `#/destinations/${encodeURIComponent(d.id)}`);
+  const table = page.getByRole('table', { name: 'Deliveries of this destination' });
+  await table.getByText(error).waitFor();
+  await visit(page, `#/events/${encodeURIComponent(delivery.event_id)}`);
+  await page.getByRole('table', { name: 'Deliveries of this event' }).getByText(error).waitFor();
+
+  const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });
+  if (link.status === 404 || link.status === 405) {
+    t.skip('no portal-links route');
+    return;
+  }
+  assert.equal(link.status, 201, link.text);
+  const portal = await newPage('portal-errors');
+  await portal.goto(`${BASE}/ui/${new URL(link.json.url).hash}`);
+  await portal.locator('#link-continue').click();
+  await portal.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
+  // The portal has no overview: its destinations page names the ones needing attention.
+  const needy = portal.getByRole('table', { name: 'Destinations that need attention' });
+  await rowOf(needy, name).waitFor();
+  assert.equal(await rowOf(needy, name).locator('.health-badge').textContent(), 'failing');
+  await shot(portal, '23-portal-needs-attention');
+  await visit(portal, `#/destinations/${encodeURIComponent(d.id)}`);
+  const portalTable = portal.getByRole('table', { name: 'Deliveries of this destination' });
+  await portalTable.getByText(error).waitFor();
+  await portalTable.scrollIntoViewIfNeeded();
+  await shot(portal, '24-portal-delivery-error');
+  await portal.context().close();
+  assertNoProblems();
+});
+
+test('a destination without a description shows its URL once', async () => {
+  const url = `${receiverBase}/ok/undescribed`;
+  const created = await api('POST', '/v1/destinations', { url, event_types: ['console.undescribed'] });
+  assert.equal(created.status, 201, created.text);
+  await visit(page, '#/destinations');
+  const row = rowOf(page.getByRole('table', { name: 'Destinations', exact: true }), url);
+  await row.waitFor();
+  assert.equal((await row.textContent()).split(url).length - 1, 1, 'the URL is shown once');
   assertNoProblems();
 });
 

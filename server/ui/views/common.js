@@ -72,6 +72,17 @@ export function statusCode(code) {
   return h('span', { class: ['http-code', ok ? 'http-code-ok' : 'http-code-bad'] }, String(code));
 }
 
+// The latest attempt's answer: its status code and its error (DNS, connection, TLS,
+// timeout...), so a failure reads from the list without opening the delivery.
+export function lastAnswer(x) {
+  if (!x || ((x.last_status_code === null || x.last_status_code === undefined) && !x.last_error)) {
+    return h('span', { class: 'muted' }, '\u2014');
+  }
+  return h('span', { class: 'last-answer' },
+    x.last_status_code === null || x.last_status_code === undefined ? null : statusCode(x.last_status_code),
+    x.last_error ? h('span', { class: 'last-error small' }, x.last_error) : null);
+}
+
 export function circuitBadge(health) {
   if (!health || typeof health !== 'object' || !health.circuit) {
     return h('span', { class: 'muted' }, '\u2014');

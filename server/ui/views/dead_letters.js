@@ -6,7 +6,7 @@ import {
   rfc3339ToLocalInput, show, time, toast,
 } from '../dom.js';
 import {
-  filterForm, idLink, pageHeader, pagedTable, queryOf, statusCode,
+  filterForm, idLink, lastAnswer, pageHeader, pagedTable, queryOf,
 } from './common.js';
 
 const FILTERS = ['destination_id', 'reason', 'since', 'until'];
@@ -84,11 +84,7 @@ export function render(ctx) {
       { label: 'Delivery', cell: (dl) => idLink('deliveries', dl.delivery_id) },
       { label: 'Reason', cell: (dl) => badge(dl.reason) },
       { label: 'Attempts', class: 'num', cell: (dl) => show(dl.attempt_count) },
-      {
-        label: 'Last answer',
-        cell: (dl) => h('span', { class: 'last-answer' }, statusCode(dl.last_status_code),
-          dl.last_error ? h('span', { class: 'muted small' }, ` ${dl.last_error}`) : null),
-      },
+      { label: 'Last answer', cell: (dl) => lastAnswer(dl) },
       { label: 'Replay', cell: (dl) => replayCell(ctx, dl) },
     ],
     empty: filtered

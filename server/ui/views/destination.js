@@ -7,9 +7,11 @@ import {
   show, time, toast,
 } from '../dom.js';
 import {
-  card, circuitBadge, enabledBadge, idLink, pageHeader, pagedTable, statusCode,
+  card, circuitBadge, enabledBadge, idLink, lastAnswer, pageHeader, pagedTable,
 } from './common.js';
-import { certificateBadge, destinationLabel, takeCreatedSecret } from './destination_shared.js';
+import {
+  certificateBadge, destinationLabel, healthBadge, healthOf, takeCreatedSecret,
+} from './destination_shared.js';
 
 export function renderDetail(ctx) {
   const id = ctx.params.id;
@@ -88,15 +90,31 @@ function detailBody(ctx, d, notices, reload) {
     ['Created', time(d.created_at)],
     ['Updated', time(d.updated_at)],
   ]));
+  const state = healthOf(d);
+  const failingButNotCounted = health && health.failing_since && health.consecutive_failures === 0 &&
+    health.circuit === 'closed';
   const healthCard = card('Health', facts([
+    ['Health', h('span', { id: 'health-state' }, healthBadge(d),
+      state.why ? h('span', { class: 'muted small health-why' }, state.why) : null)],
+    ['Latest attempt', latestAttempt(ctx, id)],
     ['Status', enabledBadge(d)],
     ['Disabled because', show(d.disabled_reason)],
     ['Circuit', circuitBadge(health)],
-    ['Consecutive failures', show(health ? health.consecutive_failures : null)],
-    ['Failing since', time(health ? health.failing_since : null)],
+    // Only retryable failures count here, so a receiver answering 404 to everything
+    // stays at 0 while failing: the label says what is counted.
+    ['Retryable failures in a row', h('span', { id: 'retryable-failures' },
+      h('span', { class: 'count' }, show(health ? health.consecutive_failures : null)),
+      h('span', { class: 'muted small health-why' },
+        '408, 5xx, connection, TLS, DNS or timeout; WEBHOOKD_CIRCUIT_THRESHOLD of them (10 unless set) open the circuit.'))],
+    ['Failing since', h('span', { id: 'failing-since' }, time(health ? health.failing_since : null),
+      failingButNotCounted
+        ? h('span', { class: 'muted small health-why' },
+          'The failures since then were not retryable ones (a 4xx such as 404 dead-letters its delivery at once; a 429 is retried but not counted), so the circuit stays closed.')
+        : null)],
     ['Next probe', time(health ? health.next_probe_at : null)],
     ['Effective in flight cap', show(health ? health.effective_max_in_flight : null)],
   ]));
+  healthCard.id = 'health-card';
 
   const secretCard = card('Signing secret', secretPanel(ctx, id));
 
@@ -107,7 +125,7 @@ function detailBody(ctx, d, notices, reload) {
       { label: 'Event', cell: (x) => idLink('events', x.event_id) },
       { label: 'Status', cell: (x) => badge(x.status) },
       { label: 'Attempts', class: 'num', cell: (x) => show(x.attempt_count) },
-      { label: 'Last code', class: 'num', cell: (x) => statusCode(x.last_status_code) },
+      { label: 'Last answer', cell: (x) => lastAnswer(x) },
       { label: 'Updated', cell: (x) => time(x.updated_at) },
     ],
     empty: ['No deliveries yet', 'Deliveries appear here once events reach this destination.'],
@@ -126,6 +144,31 @@ function detailBody(ctx, d, notices, reload) {
     secretCard,
     deliveries,
   ];
+}
+
+// The destination's latest attempt, from its newest deliveries (newest first): one call
+// of a route the page has anyway. An older delivery still retrying may hold a later
+// attempt than the newest one, so the latest of a page of them is taken.
+function latestAttempt(ctx, id) {
+  const root = h('span', { id: 'latest-attempt' }, loading());
+  api.get('/v1/deliveries', { destination_id: id, limit: 20 }, { signal: ctx.signal }).then((body) => {
+    if (!ctx.alive()) return;
+    let latest = null;
+    for (const x of Array.isArray(body && body.data) ? body.data : []) {
+      if (x.last_attempt_at && (!latest || Date.parse(x.last_attempt_at) > Date.parse(latest.last_attempt_at))) {
+        latest = x;
+      }
+    }
+    if (!latest) {
+      replace(root, h('span', { class: 'muted' }, 'none yet'));
+      return;
+    }
+    replace(root, lastAnswer(latest), ' ', time(latest.last_attempt_at), ' ',
+      h('span', { class: 'small' }, '(', idLink('deliveries', latest.id), ')'));
+  }, (err) => {
+    if (ctx.alive() && err.name !== 'AbortError') replace(root, h('span', { class: 'muted' }, `could not load it: ${err.message}`));
+  });
+  return root;
 }
 
 // The TLS settings as the API shows them: the client certificate's end, whether a key is

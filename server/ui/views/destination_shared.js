@@ -30,6 +30,59 @@ export function failingSince(d) {
   return time(d.health && typeof d.health === 'object' ? d.health.failing_since : null);
 }
 
+// What a destination's health comes to, judged by its attempts and not by its circuit
+// alone: a permanent failure (a 404, say) dead-letters its delivery at once and leaves the
+// circuit closed with no failure counted, yet `failing_since` says that nothing has
+// succeeded since. Returns {label, kind, attention, why}; attention is whether the
+// destination needs someone to look at it.
+export function healthOf(d) {
+  const health = d && d.health && typeof d.health === 'object' ? d.health : null;
+  const circuit = health ? health.circuit : null;
+  if (d.enabled === false && (d.disabled_reason === 'failing' || d.disabled_reason === 'gone')) {
+    return {
+      label: d.disabled_reason === 'gone' ? 'gone' : 'failing',
+      kind: 'bad',
+      attention: true,
+      why: d.disabled_reason === 'gone'
+        ? 'The receiver answered 410 Gone, so the destination was disabled.'
+        : 'Its attempts kept failing, so the destination was disabled.',
+    };
+  }
+  if (circuit === 'open') {
+    return {
+      label: 'circuit open', kind: 'bad', attention: true,
+      why: 'Too many retryable failures in a row: due deliveries are not sent until a probe succeeds.',
+    };
+  }
+  if (circuit === 'half_open') {
+    return {
+      label: 'circuit half open', kind: 'warn', attention: true,
+      why: 'The circuit opened after retryable failures; one delivery is probing the receiver.',
+    };
+  }
+  if (health && health.failing_since) {
+    return {
+      label: 'failing', kind: 'bad', attention: true,
+      why: 'No attempt has succeeded since the first failure.',
+    };
+  }
+  // Disabled by hand: nothing is delivered while it stays so.
+  if (d.enabled === false) {
+    return { label: 'disabled', kind: 'muted', attention: true, why: 'Disabled: nothing is sent to it.' };
+  }
+  if (!health) return { label: null, kind: 'muted', attention: false, why: null };
+  return { label: 'healthy', kind: 'ok', attention: false, why: 'The latest attempts succeeded, or none failed yet.' };
+}
+
+export function healthBadge(d) {
+  const state = healthOf(d);
+  if (!state.label) return h('span', { class: 'muted' }, '\u2014');
+  return h('span', {
+    class: ['badge', `badge-${state.kind}`, 'health-badge'],
+    title: state.why,
+  }, state.label);
+}
+
 export function destinationLabel(d) {
   return d.description ? d.description : d.url;
 }

@@ -2,11 +2,12 @@
 
 import * as api from '../api.js';
 import { h, show } from '../dom.js';
+import { attentionCard } from './attention.js';
 import {
-  circuitBadge, enabledBadge, filterForm, pageHeader, pagedTable, queryOf,
+  enabledBadge, filterForm, pageHeader, pagedTable, queryOf,
 } from './common.js';
 import {
-  capText, certificateBadge, destinationLabel, failingSince,
+  capText, certificateBadge, failingSince, healthBadge,
 } from './destination_shared.js';
 
 export function renderList(ctx) {
@@ -18,9 +19,12 @@ export function renderList(ctx) {
     {
       label: 'Destination',
       class: 'col-main',
+      // Without a description the URL is the link itself, not repeated under it.
       cell: (d) => h('div', null,
-        h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong' }, show(destinationLabel(d))),
-        h('div', { class: 'muted mono small truncate', title: show(d.url) }, show(d.url))),
+        d.description
+          ? h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong' }, d.description)
+          : h('a', { href: `#/destinations/${encodeURIComponent(d.id)}`, class: 'strong mono break' }, show(d.url)),
+        d.description ? h('div', { class: 'muted mono small truncate', title: show(d.url) }, show(d.url)) : null),
     },
     ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (d) => show(d.tenant_id) },
     {
@@ -31,7 +35,7 @@ export function renderList(ctx) {
         return cert ? h('span', { class: 'badge-stack' }, enabledBadge(d), cert) : enabledBadge(d);
       },
     },
-    { label: 'Circuit', cell: (d) => circuitBadge(d.health) },
+    { label: 'Health', cell: (d) => healthBadge(d) },
     { label: 'Failing since', cell: (d) => failingSince(d) },
     { label: 'In flight cap', class: 'num', cell: (d) => capText(d) },
   ].filter(Boolean);
@@ -41,6 +45,8 @@ export function renderList(ctx) {
       actions: [h('a', { class: 'btn btn-primary', href: '#/destinations/new' }, 'New destination')],
     }),
     filters,
+    // An admin finds this list on the Overview.
+    ctx.role === 'admin' ? null : attentionCard(ctx),
     pagedTable(ctx, {
       label: 'Destinations',
       columns,

@@ -7,7 +7,7 @@ import {
 } from '../dom.js';
 import { indent, rawMember } from '../json_text.js';
 import {
-  card, filterForm, idLink, pageHeader, pagedTable, queryOf, statusCode,
+  card, filterForm, idLink, lastAnswer, pageHeader, pagedTable, queryOf,
 } from './common.js';
 
 const timeFilter = {
@@ -93,7 +93,7 @@ function detailBody(e, text) {
     { label: 'Destination', cell: (d) => idLink('destinations', d.destination_id) },
     { label: 'Status', cell: (d) => badge(d.status) },
     { label: 'Attempts', class: 'num', cell: (d) => show(d.attempt_count) },
-    { label: 'Last code', class: 'num', cell: (d) => statusCode(d.last_status_code) },
+    { label: 'Last answer', cell: (d) => lastAnswer(d) },
     { label: 'Next attempt', cell: (d) => time(d.next_attempt_at) },
   ];
   return [

@@ -4,16 +4,16 @@
 import * as api from '../api.js';
 import { attemptsChart, legend, successRateChart } from '../chart.js';
 import {
-  emptyState, errorBox, h, link, loading, replace, show, table, time,
+  emptyState, errorBox, h, link, loading, replace, show, table,
 } from '../dom.js';
-import { card, circuitBadge, enabledBadge, pageHeader } from './common.js';
+import { attentionList } from './attention.js';
+import { card, pageHeader } from './common.js';
 
 const WINDOWS = [
   ['1h', '1m', 'Last hour'],
   ['6h', '5m', 'Last 6 hours'],
   ['24h', '15m', 'Last 24 hours'],
 ];
-const MAX_DESTINATION_PAGES = 10;
 
 function percent(v) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return show(null);
@@ -83,44 +83,6 @@ function charts(ctx, windowName, step) {
   return root;
 }
 
-function attention(ctx) {
-  const root = h('div', null, loading());
-  (async () => {
-    const needy = [];
-    let cursor = null;
-    for (let page = 0; page < MAX_DESTINATION_PAGES; page++) {
-      const body = await api.get('/v1/destinations', { cursor, limit: 1000 }, { signal: ctx.signal });
-      for (const d of Array.isArray(body.data) ? body.data : []) {
-        const circuit = d.health && typeof d.health === 'object' ? d.health.circuit : null;
-        if (d.enabled === false || circuit === 'open' || circuit === 'half_open') needy.push(d);
-      }
-      if (!body.next_cursor) break;
-      cursor = body.next_cursor;
-    }
-    return needy;
-  })().then((needy) => {
-    if (!ctx.alive()) return;
-    if (!needy.length) {
-      replace(root, emptyState('All destinations are healthy', 'None is disabled and no circuit is open.'));
-      return;
-    }
-    replace(root, table([
-      {
-        label: 'Destination',
-        cell: (d) => link(`#/destinations/${encodeURIComponent(d.id)}`, show(d.description || d.url)),
-      },
-      { label: 'Tenant', cell: (d) => show(d.tenant_id) },
-      { label: 'Status', cell: (d) => enabledBadge(d) },
-      { label: 'Circuit', cell: (d) => circuitBadge(d.health) },
-      { label: 'Failing since', cell: (d) => time(d.health ? d.health.failing_since : null) },
-      { label: 'Next probe', cell: (d) => time(d.health ? d.health.next_probe_at : null) },
-    ], needy, { 'aria-label': 'Destinations that need attention' }));
-  }, (err) => {
-    if (ctx.alive() && err.name !== 'AbortError') replace(root, errorBox(err, 'Could not load the destinations'));
-  });
-  return root;
-}
-
 // Tenants appear only where the server lists them; an older one answers 404.
 function tenants(ctx) {
   const section = h('div');
@@ -158,6 +120,6 @@ export function render(ctx) {
     }),
     figures(ctx, windowName),
     charts(ctx, windowName, step),
-    card('Needs attention', attention(ctx)),
+    card('Needs attention', attentionList(ctx)),
     tenants(ctx));
 }

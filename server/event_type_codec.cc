@@ -49,6 +49,12 @@ Result<EventTypeBody> ParseEventTypeBody(std::string_view raw, bool creating,
   const Json body = Json::parse(raw, nullptr, /*allow_exceptions=*/false);
   EventTypeBody out;
   std::vector<FieldError> errors;
+  // The read-only members are those of the type's view (EventTypeText); `name` has a rule
+  // of its own below.
+  CheckMembers(members,
+               {{"name", "description", "schema", "examples", "deprecated"},
+                {"builtin", "created_at", "updated_at"}},
+               "", errors);
   if (creating) {
     auto it = body.find("name");
     if (it == body.end() || it->is_null()) {
@@ -147,6 +153,7 @@ Result<FilterTest> ParseFilterTest(std::string_view body) {
   }
   FilterTest out;
   std::vector<FieldError> errors;
+  CheckMembers(members, {{"filter", "payload"}}, "", errors);
   if (filter == nullptr || filter->kind == JsonKind::kNull) {
     errors.push_back({"filter", "is required"});
   } else {

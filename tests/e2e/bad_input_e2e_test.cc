@@ -536,6 +536,19 @@ TEST(BadInputE2eTest, ADestinationAsGetShowsItCanBePatchedBackUnchanged) {
   EXPECT_EQ(Json::parse(refused.body)["errors"][0]["field"], "filtr");
   EXPECT_EQ(Json::parse(webhookd.Call("GET", path).body)["description"], "orders");
 
+  // An event type, likewise: its view, name and read-only members included, goes back.
+  auto type = webhookd.Call("POST", "/v1/event-types",
+                            Json::parse(R"({"name": "order.paid", "description": "paid",
+                      "schema": {"type": "object", "properties": {"total": {"type": "number"}}},
+                      "examples": [{"total": 9.99}]})"));
+  ASSERT_EQ(type.status, 201) << type.body;
+  Json type_view = Json::parse(webhookd.Call("GET", "/v1/event-types/order.paid").body);
+  auto type_patched = webhookd.Call("PATCH", "/v1/event-types/order.paid", type_view);
+  ASSERT_EQ(type_patched.status, 200) << type_patched.body;
+  Json type_after = Json::parse(type_patched.body);
+  for (Json* j : {&type_view, &type_after}) j->erase("updated_at");
+  EXPECT_EQ(type_after, type_view);
+
   // A bulk replay of everything says so.
   auto all = webhookd.Call("POST", "/v1/admin/dead-letters/replay", {{"all", true}});
   EXPECT_EQ(all.status, 202) << all.body;

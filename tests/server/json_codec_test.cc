@@ -141,12 +141,15 @@ TEST(JsonCodecTest, TheCatalogsBodiesRefuseUnknownMembersToo) {
   EXPECT_EQ(Errors(ParseEventTypeBody(R"({"name": "a.b", "shema": {"type": "object"}})", true,
                                       std::nullopt, "[]")),
             (std::vector<std::string>{"shema: unknown member; did you mean schema?"}));
-  // The type's own view, but for its name, which a patch cannot carry.
-  EXPECT_TRUE(ParseEventTypeBody(R"({"description": "d", "deprecated": false, "builtin": false,
+  // The type's own view, its name included, which a patch cannot change.
+  EXPECT_TRUE(ParseEventTypeBody(
+      R"({"name": "a.b", "description": "d", "deprecated": false, "builtin": false,
                                     "created_at": "2026-01-01T00:00:00Z",
                                     "updated_at": "2026-01-01T00:00:00Z", "schema": null,
                                     "examples": []})",
-                                 false, std::nullopt, "[]"));
+      false, std::nullopt, "[]", "a.b"));
+  EXPECT_EQ(Errors(ParseEventTypeBody(R"({"name": "a.c"})", false, std::nullopt, "[]", "a.b")),
+            (std::vector<std::string>{"name: is the type's identity and cannot be changed"}));
   EXPECT_EQ(Errors(ParseFilterTest(R"({"filter": "$.a == 1", "payload": {}, "data": {}})")),
             (std::vector<std::string>{"data: unknown member"}));
 }

@@ -489,6 +489,14 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
     EXPECT_EQ(Fingerprint(db), before) << "the request wrote to the database";
   }
 
+  // A payload value of the wrong type hears what its schema expected and what came.
+  auto mistyped = webhookd.Call("POST", "/v1/events",
+                                {{"type", "typed.event"}, {"payload", {{"amount", "9.99"}}}});
+  ASSERT_EQ(mistyped.status, 422) << mistyped.body;
+  EXPECT_EQ(
+      Json::parse(mistyped.body)["errors"],
+      Json::parse(R"([{"field": "/payload/amount", "message": "expected integer, got string"}])"));
+
   // Nothing crashed, nothing was logged as a server-side failure.
   EXPECT_TRUE(webhookd.process().Running());
   EXPECT_EQ(RawRequest(webhookd.port(), "GET", "/healthz", {}, std::nullopt).status, 200);

@@ -41,6 +41,7 @@ Result<Reply> Api::ListDeadLetters(const ApiRequest& req) {
 
 Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeadLetterPrefix, "dead letter"));
+  WEBHOOKD_RETURN_IF_ERROR(ParseEmptyBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(int64_t delivery, stores_.dead_letters.ReplayDeadLetter(id, req.scope));
   if (metrics_ != nullptr) metrics_->replays.Inc();
   Log(LogLevel::kInfo, "replayed a dead letter",
@@ -50,6 +51,7 @@ Result<Reply> Api::ReplayDeadLetter(const ApiRequest& req) {
 
 Result<Reply> Api::DismissDeadLetter(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDeadLetterPrefix, "dead letter"));
+  WEBHOOKD_RETURN_IF_ERROR(ParseEmptyBody(req.body));
   WEBHOOKD_ASSIGN_OR_RETURN(DeadLetter dismissed,
                             stores_.dead_letters.DismissDeadLetter(id, req.scope));
   Log(LogLevel::kInfo, "dismissed a dead letter", {{"dead_letter_id", req.path_args[0]}});

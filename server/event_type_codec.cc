@@ -40,7 +40,8 @@ void CheckExamples(const Json& examples, const Json* schema, std::vector<FieldEr
 
 Result<EventTypeBody> ParseEventTypeBody(std::string_view raw, bool creating,
                                          const std::optional<std::string>& current_schema,
-                                         const std::string& current_examples) {
+                                         const std::string& current_examples,
+                                         std::string_view patched) {
   // The schema and examples are kept as written (key order, big numbers), so they are
   // taken from the scanner as raw text; the checks parse a copy.
   WEBHOOKD_ASSIGN_OR_RETURN(std::vector<JsonMember> members, ScanJsonBody(raw));
@@ -49,6 +50,12 @@ Result<EventTypeBody> ParseEventTypeBody(std::string_view raw, bool creating,
   const Json body = Json::parse(raw, nullptr, /*allow_exceptions=*/false);
   EventTypeBody out;
   std::vector<FieldError> errors;
+  // The read-only members are those of the type's view (EventTypeText); `name` has a rule
+  // of its own below.
+  CheckMembers(members,
+               {{"name", "description", "schema", "examples", "deprecated"},
+                {"builtin", "created_at", "updated_at"}},
+               "", errors);
   if (creating) {
     auto it = body.find("name");
     if (it == body.end() || it->is_null()) {
@@ -61,7 +68,9 @@ Result<EventTypeBody> ParseEventTypeBody(std::string_view raw, bool creating,
     } else {
       out.name = it->get<std::string>();
     }
-  } else if (body.contains("name")) {
+  } else if (auto it = body.find("name");
+             it != body.end() &&
+             !(it->is_string() && it->get_ref<const std::string&>() == patched)) {
     errors.push_back({"name", "is the type's identity and cannot be changed"});
   }
   if (auto it = body.find("description"); it != body.end() && !it->is_null()) {
@@ -147,6 +156,7 @@ Result<FilterTest> ParseFilterTest(std::string_view body) {
   }
   FilterTest out;
   std::vector<FieldError> errors;
+  CheckMembers(members, {{"filter", "payload"}}, "", errors);
   if (filter == nullptr || filter->kind == JsonKind::kNull) {
     errors.push_back({"filter", "is required"});
   } else {

@@ -67,7 +67,7 @@ Result<Reply> Api::UpdateEventType(const ApiRequest& req) {
     return Fail(ErrorKind::kForbidden, "webhookd's own event types are read-only");
   WEBHOOKD_ASSIGN_OR_RETURN(
       EventTypeBody parsed,
-      ParseEventTypeBody(req.body, /*creating=*/false, current.schema, current.examples));
+      ParseEventTypeBody(req.body, /*creating=*/false, current.schema, current.examples, name));
   WEBHOOKD_ASSIGN_OR_RETURN(EventType updated,
                             stores_.catalog.UpdateEventType(name, parsed.fields));
   return TextReply(200, EventTypeText(updated));

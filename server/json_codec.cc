@@ -98,12 +98,88 @@ void DurationField(const Json& body, const char* name, bool zero_ok, Duration ma
   out = *parsed;
 }
 
+// Edits (insert, delete, replace, swap two neighbours) between `a` and `b`.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The writable name `name` most likely stands for: a typo away, or its start ("tenant"
+// for "tenant_id"); empty when none is close.
+std::string_view NearestName(std::string_view name, const KnownMembers& known) {
+  // Names are short; a long one is no slip of the keyboard, and not worth the table.
+  if (name.size() > 64) return {};
+  const size_t farthest = name.size() < 4 ? 1 : 2;
+  std::string_view best;
+  size_t best_distance = farthest + 1;
+  for (std::string_view candidate : known.writable) {
+    size_t distance = EditDistance(name, candidate);
+    if (name.size() >= 3 && candidate.starts_with(name)) distance = std::min<size_t>(distance, 1);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
 }  // namespace
+
+void CheckMembers(const std::vector<std::string_view>& names, const KnownMembers& known,
+                  std::string_view prefix, std::vector<FieldError>& errors) {
+  const auto listed = [](std::initializer_list<std::string_view> list, std::string_view name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  // A body of a thousand made-up names hears of the first few: enough to fix it.
+  constexpr size_t kMaxReported = 20;
+  std::vector<std::string_view> reported;
+  for (std::string_view name : names) {
+    if (listed(known.writable, name) || listed(known.read_only, name)) continue;
+    if (std::find(reported.begin(), reported.end(), name) != reported.end()) continue;
+    if (reported.size() == kMaxReported) break;
+    reported.push_back(name);
+    std::string message = "unknown member";
+    if (std::string_view nearest = NearestName(name, known); !nearest.empty()) {
+      message += "; did you mean ";
+      message += nearest;
+      message += '?';
+    }
+    errors.push_back({std::string(prefix) + std::string(name), std::move(message)});
+  }
+}
+
+void CheckMembers(const Json& object, const KnownMembers& known, std::string_view prefix,
+                  std::vector<FieldError>& errors) {
+  if (!object.is_object()) return;
+  std::vector<std::string_view> names;
+  for (auto it = object.begin(); it != object.end(); ++it) names.push_back(it.key());
+  CheckMembers(names, known, prefix, errors);
+}
+
+void CheckMembers(const std::vector<JsonMember>& members, const KnownMembers& known,
+                  std::string_view prefix, std::vector<FieldError>& errors) {
+  std::vector<std::string_view> names;
+  names.reserve(members.size());
+  for (const JsonMember& m : members) names.push_back(m.key);
+  CheckMembers(names, known, prefix, errors);
+}
 
 Result<SecretRotation> ParseSecretRotation(std::string_view body, Duration default_grace) {
   WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
   SecretRotation rotation{std::nullopt, default_grace};
   std::vector<FieldError> errors;
+  CheckMembers(json, {{"secret", "grace_period"}}, "", errors);
   if (auto it = json.find("secret"); it != json.end() && !it->is_null()) {
     if (!it->is_string() || !DecodeSecret(it->get_ref<const std::string&>())) {
       errors.push_back({"secret", "must be whsec_ followed by base64 of 24 to 64 bytes"});
@@ -122,6 +198,7 @@ Result<Duration> ParsePortalLinkTtl(std::string_view body, Duration default_ttl)
   WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
   Duration ttl = default_ttl;
   std::vector<FieldError> errors;
+  CheckMembers(json, {{"ttl"}}, "", errors);
   DurationField(json, "ttl", /*zero_ok=*/false, kMaxPortalLinkTtl,
                 "must be a duration above zero up to 7d, such as 1h", ttl, errors);
   if (!errors.empty()) return Invalid(std::move(errors));
@@ -132,17 +209,43 @@ Result<std::multimap<std::string, std::string>> ParseReplayFilterBody(std::strin
   WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
   std::multimap<std::string, std::string> query;
   std::vector<FieldError> errors;
-  for (const char* name : {"destination_id", "since", "until", "reason", "tenant_id"}) {
+  CheckMembers(json, {{"destination_id", "since", "until", "reason", "tenant_id", "all"}}, "",
+               errors);
+  bool filtered = false;
+  for (std::string_view name : {"destination_id", "since", "until", "reason", "tenant_id"}) {
     auto it = json.find(name);
     if (it == json.end() || it->is_null()) continue;
+    filtered = true;
     if (!it->is_string()) {
-      errors.push_back({name, "must be a string"});
+      errors.push_back({std::string(name), "must be a string"});
     } else {
       query.emplace(name, it->get<std::string>());
     }
   }
+  bool all = false;
+  if (auto it = json.find("all"); it != json.end() && !it->is_null()) {
+    if (!it->is_boolean()) {
+      errors.push_back({"all", "must be true or false"});
+    } else {
+      all = it->get<bool>();
+    }
+  }
+  // An empty body replaying every dead letter there is was too easy to send by mistake.
+  if (errors.empty() && !filtered && !all) {
+    errors.push_back({"all",
+                      "must be true to replay every dead letter; or give destination_id, since, "
+                      "until, reason or tenant_id"});
+  }
   if (!errors.empty()) return Invalid(std::move(errors));
   return query;
+}
+
+Result<void> ParseEmptyBody(std::string_view body) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Json json, OptionalObjectBody(body));
+  std::vector<FieldError> errors;
+  CheckMembers(json, {{}}, "", errors);
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return {};
 }
 
 Result<Json> ParseJsonBody(std::string_view body) {
@@ -175,19 +278,17 @@ void ParseTls(const Json& value, DestinationFields& out, std::vector<FieldError>
   }
   constexpr size_t kMaxPem = size_t{64} * 1024;
   DestinationTls tls;
-  bool ok = true;
+  const size_t before = errors.size();
+  // expires_at is read-only: a GET body may be sent back as it is.
+  CheckMembers(value, {{"client_certificate", "client_key", "ca_certificate"}, {"expires_at"}},
+               "tls.", errors);
+  bool ok = errors.size() == before;
   for (const auto& [name, field] : value.items()) {
     std::optional<std::string>* slot = name == "client_certificate" ? &tls.client_certificate
                                        : name == "client_key"       ? &tls.client_key
                                        : name == "ca_certificate"   ? &tls.ca_certificate
                                                                     : nullptr;
-    if (name == "expires_at") continue;  // read-only: a GET body may be sent back as is
-    if (slot == nullptr) {
-      errors.push_back({"tls." + name,
-                        "is not a TLS setting (client_certificate, client_key, "
-                        "ca_certificate)"});
-      ok = false;
-    } else if (field.is_null()) {
+    if (slot == nullptr || field.is_null()) {
       continue;
     } else if (!field.is_string() || field.get_ref<const std::string&>().empty() ||
                field.get_ref<const std::string&>().size() > kMaxPem ||
@@ -239,14 +340,8 @@ void ParseAuth(const Json& value, DestinationFields& out, std::vector<FieldError
       type->get_ref<const std::string&>() != "oauth2_client_credentials") {
     errors.push_back({"auth.type", "must be \"oauth2_client_credentials\""});
   }
-  for (const auto& [name, _] : value.items()) {
-    if (name != "type" && name != "token_url" && name != "client_id" && name != "client_secret" &&
-        name != "scope") {
-      errors.push_back({"auth." + name,
-                        "is not an auth setting (type, token_url, client_id, "
-                        "client_secret, scope)"});
-    }
-  }
+  CheckMembers(value, {{"type", "token_url", "client_id", "client_secret", "scope"}}, "auth.",
+               errors);
   DestinationAuth auth;
   auto token_url = text("token_url", true);
   if (token_url) {
@@ -268,6 +363,13 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
   DestinationFields out;
   std::vector<FieldError> errors;
+  // The read-only members are those of the destination's view (DestinationJson).
+  CheckMembers(
+      body,
+      {{"url", "description", "event_types", "secret", "headers", "enabled", "tenant_id",
+        "max_in_flight", "rate_limit", "ordering", "on_dead_letter", "filter", "tls", "auth"},
+       {"id", "disabled_reason", "health", "created_at", "updated_at"}},
+      "", errors);
   if (auto it = body.find("url"); it != body.end()) {
     if (!it->is_string()) {
       errors.push_back({"url", "must be a string"});
@@ -398,6 +500,8 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
   };
   NewEvent event;
   std::vector<FieldError> errors;
+  CheckMembers(members, {{"type", "payload", "destination_id", "tenant_id", "ordering_key"}}, "",
+               errors);
   if (const JsonMember* type = member("type"); type == nullptr) {
     errors.push_back({"type", "is required"});
   } else {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +26,25 @@ using Json = nlohmann::json;
 // Parses a request body: kMalformed for anything that is not JSON (invalid UTF-8
 // included), kInvalid for nesting deeper than kMaxJsonDepth.
 Result<Json> ParseJsonBody(std::string_view body);
+
+// The members a JSON object of a request may hold: those the route reads, and those of the
+// resource's own view that it ignores (`read_only`), so that a body fetched with GET can be
+// sent back unchanged. Any other member is a mistake the caller would not otherwise notice
+// (a misspelt "filtr" would deliver every event), so it is refused.
+struct KnownMembers {
+  std::initializer_list<std::string_view> writable;
+  std::initializer_list<std::string_view> read_only = {};
+};
+
+// One error per member of `names` that `known` does not list: field `prefix` + the name
+// ("tls.expires", "event_type"), message "unknown member", with the nearest writable name
+// when one is a slip of the keyboard away; at most 20 of them.
+void CheckMembers(const std::vector<std::string_view>& names, const KnownMembers& known,
+                  std::string_view prefix, std::vector<FieldError>& errors);
+void CheckMembers(const Json& object, const KnownMembers& known, std::string_view prefix,
+                  std::vector<FieldError>& errors);
+void CheckMembers(const std::vector<JsonMember>& members, const KnownMembers& known,
+                  std::string_view prefix, std::vector<FieldError>& errors);
 
 // Compact JSON; invalid UTF-8 in stored text becomes U+FFFD rather than an exception.
 std::string Dump(const Json& json);
@@ -53,10 +73,14 @@ Result<SecretRotation> ParseSecretRotation(std::string_view body, Duration defau
 // The optional body of POST /v1/admin/tenants/{tenant_id}/portal-links: {"ttl"?}.
 Result<Duration> ParsePortalLinkTtl(std::string_view body, Duration default_ttl);
 
-// The optional body of POST /v1/admin/dead-letters/replay: its filter, with the names and
-// the text of the list's query parameters (destination_id, since, until, reason,
-// tenant_id), each a string or null.
+// The body of POST /v1/admin/dead-letters/replay: its filter, with the names and the text
+// of the list's query parameters (destination_id, since, until, reason, tenant_id), each a
+// string or null. A body with none of them must say "all": true.
 Result<std::multimap<std::string, std::string>> ParseReplayFilterBody(std::string_view body);
+
+// The optional body of a route that reads none (replaying or dismissing one dead letter):
+// empty or {}.
+Result<void> ParseEmptyBody(std::string_view body);
 
 Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_secret);
 Json DeliveryJson(const Delivery& d);

@@ -36,10 +36,11 @@ uint8_t TypeBits(const Json& v) {
 }
 
 std::string TypeNames(uint8_t bits) {
+  // null last: "integer or null" reads as the optional integer it usually is.
   static constexpr std::pair<uint8_t, const char*> kNames[] = {
-      {kNullType, "null"},      {kBooleanType, "boolean"}, {kObjectType, "object"},
-      {kArrayType, "array"},    {kNumberType, "number"},   {kStringType, "string"},
-      {kIntegerType, "integer"}};
+      {kStringType, "string"},   {kNumberType, "number"}, {kIntegerType, "integer"},
+      {kBooleanType, "boolean"}, {kObjectType, "object"}, {kArrayType, "array"},
+      {kNullType, "null"}};
   std::string out;
   for (const auto& [bit, name] : kNames) {
     if ((bits & bit) == 0) continue;
@@ -47,6 +48,27 @@ std::string TypeNames(uint8_t bits) {
     out += name;
   }
   return out;
+}
+
+// The JSON type of `v` as a schema names it: a number without a fraction is an integer.
+std::string TypeName(const Json& v) {
+  const uint8_t bits = TypeBits(v);
+  return TypeNames((bits & kIntegerType) != 0 ? static_cast<uint8_t>(kIntegerType) : bits);
+}
+
+// "must be one of" the values, when they are few and short enough to read in a message.
+std::string EnumMessage(const std::vector<Json>& values) {
+  constexpr size_t kMaxListed = 10;
+  constexpr size_t kMaxText = 200;
+  std::string listed;
+  for (size_t i = 0; i < values.size() && i < kMaxListed && listed.size() <= kMaxText; ++i) {
+    if (i > 0) listed += i + 1 == values.size() ? " or " : ", ";
+    listed += values[i].dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  if (values.size() > kMaxListed || listed.size() > kMaxText) {
+    return "must be one of the " + std::to_string(values.size()) + " values the schema lists";
+  }
+  return "must be " + listed;
 }
 
 bool Matches(const Pattern& p, std::string_view text) { return RE2::PartialMatch(text, *p.re); }
@@ -71,7 +93,9 @@ class Validator {
       return !collect || Full();
     };
     if (n.types != 0 && (TypeBits(v) & n.types) == 0) {
-      if (fail([&] { return "must be of type " + TypeNames(n.types); })) return false;
+      if (fail([&] { return "expected " + TypeNames(n.types) + ", got " + TypeName(v); })) {
+        return false;
+      }
     }
     if ((n.groups & kValueChecks) != 0 && !CheckValue(n, v, fail)) return false;
     const uint8_t g = n.groups;
@@ -94,7 +118,7 @@ class Validator {
     if (n.has_enum &&
         !std::binary_search(n.enum_values.begin(), n.enum_values.end(), v,
                             [](const Json& a, const Json& b) { return CompareValues(a, b) < 0; })) {
-      if (fail([] { return "must be one of the values its enum lists"; })) return false;
+      if (fail([&] { return EnumMessage(n.enum_values); })) return false;
     }
     if (n.const_value && CompareValues(*n.const_value, v) != 0) {
       if (fail([&] { return "must be " + n.const_value->dump(); })) return false;
@@ -113,7 +137,9 @@ class Validator {
     if (!n.any_of.empty() &&
         std::none_of(n.any_of.begin(), n.any_of.end(),
                      [&](const SchemaNode* s) { return Check(*s, v, false); })) {
-      if (fail([] { return "must match at least one of the schemas of anyOf"; })) return false;
+      if (fail([] { return "matches none of the alternatives the schema allows (anyOf)"; })) {
+        return false;
+      }
     }
     if (!n.one_of.empty()) {
       size_t matched = 0;
@@ -122,15 +148,18 @@ class Validator {
       }
       if (matched != 1) {
         if (fail([matched] {
-              return matched == 0 ? std::string("must match one of the schemas of oneOf")
-                                  : std::string("must match only one of the schemas of oneOf");
+              return matched == 0
+                         ? std::string("matches none of the alternatives the schema allows (oneOf)")
+                         : std::string(
+                               "matches more than one of the alternatives the schema "
+                               "allows, and must match exactly one (oneOf)");
             })) {
           return false;
         }
       }
     }
     if (n.not_schema != nullptr && Check(*n.not_schema, v, false)) {
-      if (fail([] { return "must not match the schema of not"; })) return false;
+      if (fail([] { return "matches what the schema forbids (not)"; })) return false;
     }
     if (n.if_schema != nullptr) {
       const SchemaNode* branch = Check(*n.if_schema, v, false) ? n.then_schema : n.else_schema;
@@ -252,7 +281,7 @@ class Validator {
     if (n.contains != nullptr && std::none_of(v.begin(), v.end(), [&](const Json& item) {
           return Check(*n.contains, item, false);
         })) {
-      if (fail([] { return "must contain an item that matches the schema of contains"; })) {
+      if (fail([] { return "has no item of the kind the schema asks for (contains)"; })) {
         return false;
       }
     }
@@ -329,7 +358,7 @@ class Validator {
       if (n.property_names != nullptr && !Check(*n.property_names, Json(key), false)) {
         member_ok = false;
         path_.push_back(here);
-        Fail(collect, [] { return "is not an allowed member name (propertyNames)"; });
+        Fail(collect, [] { return "is not an allowed member name"; });
         path_.pop_back();
       }
       if (auto d = n.dependency_names.find(key); d != n.dependency_names.end()) {

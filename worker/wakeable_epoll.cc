@@ -6,15 +6,18 @@
 
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include "base/log.h"
 
 namespace webhookd {
 namespace {
 
 [[noreturn]] void Fail(const char* what) {
-  std::fprintf(stderr, "webhookd: %s failed: %s\n", what, std::strerror(errno));
+  const std::string error = std::strerror(errno);
+  Log(LogLevel::kError, "system call failed", {{"call", what}, {"error", error}});
   std::abort();
 }
 

@@ -351,8 +351,13 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
                               : "worker"},
        {"port", port},
        {"version", WEBHOOKD_VERSION}});
-  if (http)
-    std::fprintf(stdout, "listening on %s:%d\n", listen->host.c_str(), port), std::fflush(stdout);
+  if (http) {
+    // The port bound, for whoever started the process with port 0; a log line like the
+    // others, so a reader of the log parses every line as JSON.
+    const bool v6 = listen->host.find(':') != std::string::npos;
+    Log(LogLevel::kInfo, "listening",
+        {{"addr", (v6 ? "[" + listen->host + "]" : listen->host) + ":" + std::to_string(port)}});
+  }
 
   if (dispatcher) dispatcher->Run();  // returns after Stop(), drained
   if (http_thread.joinable()) http_thread.join();

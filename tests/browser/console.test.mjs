@@ -518,6 +518,31 @@ test('dead letters appear, are replayed from the page and get delivered', async 
   assertNoProblems();
 });
 
+test('"Replay all" without a filter tells the API that every dead letter is meant', async () => {
+  failAnswers = 500;
+  const created = await api('POST', '/v1/destinations', {
+    url: `${receiverBase}/fail`, description: 'Refunds (down)', event_types: ['refund.*'],
+  });
+  assert.equal(created.status, 201, created.text);
+  const published = await api('POST', '/v1/events', { type: 'refund.issued', payload: { n: 1 } });
+  assert.equal(published.status, 202, published.text);
+  await eventually('a dead letter', async () => {
+    const r = await api('GET', `/v1/admin/dead-letters?destination_id=${encodeURIComponent(created.json.id)}`);
+    return r.status === 200 && r.json.data.length === 1;
+  });
+  failAnswers = 200;
+
+  await page.goto(`${BASE}/ui/#/dead-letters`);
+  await page.locator('tbody tr').first().waitFor();
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/v1/admin/dead-letters/replay'));
+  await page.locator('#replay-all').click();
+  await page.locator('dialog[open]').getByRole('button', { name: /^Replay \d/ }).click();
+  // An empty body is refused (422): replaying everything must be asked for.
+  assert.deepEqual((await sent).postDataJSON(), { all: true });
+  await page.locator('#replay-result').getByText(/dead letters? replayed/).waitFor();
+  assertNoProblems();
+});
+
 test('rotates a secret', async (t) => {
   await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(state.okId)}`);
   await page.locator('#rotate-secret').click();

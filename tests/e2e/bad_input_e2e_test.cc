@@ -427,6 +427,34 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
       {"bulk replay since a number", "POST", "/v1/admin/dead-letters/replay", R"({"since": 5})",
        422, "since"},
       {"bulk replay truncated", "POST", "/v1/admin/dead-letters/replay", R"({"reason": )", 400, ""},
+      // Replaying every dead letter there is must be asked for with "all": true.
+      {"bulk replay {}", "POST", "/v1/admin/dead-letters/replay", "{}", 422, "all"},
+      {"bulk replay all false", "POST", "/v1/admin/dead-letters/replay", R"({"all": false})", 422,
+       "all"},
+      {"bulk replay without a body", "POST", "/v1/admin/dead-letters/replay", "", 422, "all"},
+      // ---- a member no route knows: 422 naming it, never ignored ----
+      {"destination with event_type and filtr", "POST", "/v1/destinations",
+       Dest(R"("event_type": ["a.b"], "filtr": "$.a == 1")"), 422, "event_type"},
+      {"patch with a misspelt member beside a good one", "PATCH", patch,
+       R"({"description": "changed", "enabeld": false})", 422, "enabeld"},
+      {"patch with an unknown tls member", "PATCH", patch, R"({"tls": {"client_cert": "x"}})", 422,
+       "tls.client_cert"},
+      {"event with tenant for tenant_id", "POST", "/v1/events",
+       R"({"type": "a", "payload": {}, "tenant": "acme"})", 422, "tenant"},
+      {"rotate with grace for grace_period", "POST", patch + "/secret/rotate", R"({"grace": "1h"})",
+       422, "grace"},
+      {"event type with shema", "POST", "/v1/event-types",
+       R"({"name": "new.type", "shema": {"type": "object"}})", 422, "shema"},
+      {"event type patch with deprecatd", "PATCH", "/v1/event-types/typed.event",
+       R"({"description": "changed", "deprecatd": true})", 422, "deprecatd"},
+      {"filter test with data for payload", "POST", "/v1/filters/test",
+       R"({"filter": "$.a == 1", "data": {}})", 422, "data"},
+      {"portal link with tll", "POST", "/v1/admin/tenants/acme/portal-links", R"({"tll": "1h"})",
+       422, "tll"},
+      {"bulk replay with destination", "POST", "/v1/admin/dead-letters/replay",
+       R"({"destination": ")" + dst + R"(", "all": true})", 422, "destination"},
+      {"dismiss with a body", "POST", "/v1/admin/dead-letters/dlq_1/dismiss",
+       R"({"reason": "done"})", 422, "reason"},
   };
   ASSERT_GE(cases.size(), 30u);
 
@@ -461,6 +489,14 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
     EXPECT_EQ(Fingerprint(db), before) << "the request wrote to the database";
   }
 
+  // A payload value of the wrong type hears what its schema expected and what came.
+  auto mistyped = webhookd.Call("POST", "/v1/events",
+                                {{"type", "typed.event"}, {"payload", {{"amount", "9.99"}}}});
+  ASSERT_EQ(mistyped.status, 422) << mistyped.body;
+  EXPECT_EQ(
+      Json::parse(mistyped.body)["errors"],
+      Json::parse(R"([{"field": "/payload/amount", "message": "expected integer, got string"}])"));
+
   // Nothing crashed, nothing was logged as a server-side failure.
   EXPECT_TRUE(webhookd.process().Running());
   EXPECT_EQ(RawRequest(webhookd.port(), "GET", "/healthz", {}, std::nullopt).status, 200);
@@ -471,6 +507,59 @@ TEST(BadInputE2eTest, EveryMalformedRequestIsA4xxProblemAndWritesNothing) {
   ASSERT_EQ(got.status, 200);
   EXPECT_EQ(Json::parse(got.body)["description"], "");
   EXPECT_EQ(Json::parse(got.body)["enabled"], true);
+}
+
+TEST(BadInputE2eTest, ADestinationAsGetShowsItCanBePatchedBackUnchanged) {
+  TestDatabase db;
+  WebhookdProcess webhookd(db.url(), "server");
+  auto created =
+      webhookd.Call("POST", "/v1/destinations",
+                    Json::parse(R"({"url": "http://127.0.0.1:9/hook", "description": "orders",
+                      "event_types": ["order.*"], "filter": "$.total > 10",
+                      "headers": {"X-Team": "payments"}, "rate_limit": 5, "ordering": "fifo",
+                      "tenant_id": "acme", "auth": {"type": "oauth2_client_credentials",
+                      "token_url": "http://127.0.0.1:9/token", "client_id": "c",
+                      "client_secret": "s", "scope": "w"}})"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string path = "/v1/destinations/" + Json::parse(created.body)["id"].get<std::string>();
+  auto got = webhookd.Call("GET", path);
+  ASSERT_EQ(got.status, 200) << got.body;
+  Json view = Json::parse(got.body);
+  const std::string stored_before = db.Scalar("SELECT headers::text FROM destinations");
+
+  // Every member of the view goes back, the read-only ones (id, health, created_at, ...)
+  // included: accepted and ignored.
+  auto patched = webhookd.Call("PATCH", path, view);
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  Json after = Json::parse(patched.body);
+  for (Json* j : {&view, &after}) j->erase("updated_at");
+  EXPECT_EQ(after, view);
+  EXPECT_EQ(db.Scalar("SELECT headers::text FROM destinations"), stored_before);
+
+  // The same view with one member more is refused whole.
+  view["filtr"] = "$.total > 99";
+  view["description"] = "changed";
+  auto refused = webhookd.Call("PATCH", path, view);
+  ASSERT_EQ(refused.status, 422) << refused.body;
+  EXPECT_EQ(Json::parse(refused.body)["errors"][0]["field"], "filtr");
+  EXPECT_EQ(Json::parse(webhookd.Call("GET", path).body)["description"], "orders");
+
+  // An event type, likewise: its view, name and read-only members included, goes back.
+  auto type = webhookd.Call("POST", "/v1/event-types",
+                            Json::parse(R"({"name": "order.paid", "description": "paid",
+                      "schema": {"type": "object", "properties": {"total": {"type": "number"}}},
+                      "examples": [{"total": 9.99}]})"));
+  ASSERT_EQ(type.status, 201) << type.body;
+  Json type_view = Json::parse(webhookd.Call("GET", "/v1/event-types/order.paid").body);
+  auto type_patched = webhookd.Call("PATCH", "/v1/event-types/order.paid", type_view);
+  ASSERT_EQ(type_patched.status, 200) << type_patched.body;
+  Json type_after = Json::parse(type_patched.body);
+  for (Json* j : {&type_view, &type_after}) j->erase("updated_at");
+  EXPECT_EQ(type_after, type_view);
+
+  // A bulk replay of everything says so.
+  auto all = webhookd.Call("POST", "/v1/admin/dead-letters/replay", {{"all", true}});
+  EXPECT_EQ(all.status, 202) << all.body;
 }
 
 TEST(BadInputE2eTest, AValidBodyAtTheSizeLimitIsAcceptedAndOneByteOverIsNot) {

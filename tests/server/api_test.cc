@@ -112,6 +112,44 @@ TEST_F(ApiTest, ReservedEventTypesAre422OnTypeAndNeverReachTheStore) {
   }
 }
 
+TEST_F(ApiTest, AnUnknownMemberIs422AndNothingIsWritten) {
+  // "event_type" and "filtr" used to be ignored: the destination took every event.
+  auto created = api_.CreateDestination(Body(
+      R"({"url": "https://example.com/h", "event_type": ["order.created"], "filtr": "$.a == 1"})"));
+  ASSERT_FALSE(created);
+  ASSERT_EQ(StatusFor(created.error().kind), 422);
+  const nlohmann::json problem = Problem(created.error());
+  ASSERT_EQ(problem["errors"].size(), 2u) << problem;
+  EXPECT_EQ(problem["errors"][0]["field"], "event_type");
+  EXPECT_EQ(problem["errors"][0]["message"], "unknown member; did you mean event_types?");
+  EXPECT_EQ(problem["errors"][1]["field"], "filtr");
+
+  ApiRequest patch = Body(R"({"enabled": false, "enabeld": true})");
+  patch.path_args = {"dst_1"};
+  auto patched = api_.UpdateDestination(patch);
+  ASSERT_FALSE(patched);
+  EXPECT_EQ(StatusFor(patched.error().kind), 422);
+
+  auto event = api_.CreateEvent(Body(R"({"type": "a.b", "payload": {}, "tennant_id": "x"})"));
+  ASSERT_FALSE(event);
+  EXPECT_EQ(StatusFor(event.error().kind), 422);
+
+  ApiRequest dismiss = Body(R"({"reason": "x"})");
+  dismiss.path_args = {"dlq_1"};
+  EXPECT_EQ(StatusFor(api_.DismissDeadLetter(dismiss).error().kind), 422);
+  EXPECT_EQ(store_.calls, 0);
+}
+
+TEST_F(ApiTest, AReplayOfEveryDeadLetterNeedsAllTrue) {
+  for (const char* body : {"", "{}", R"({"all": false})"}) {
+    auto r = api_.ReplayDeadLetters(Body(body));
+    ASSERT_FALSE(r) << body;
+    EXPECT_EQ(StatusFor(r.error().kind), 422) << body;
+    EXPECT_EQ(r.error().fields.at(0).field, "all") << body;
+  }
+  EXPECT_EQ(store_.calls, 0);
+}
+
 TEST_F(ApiTest, DeepNestingIsRefusedBeforeParsing) {
   std::string deep =
       R"({"type": "a", "payload": {"x": )" + std::string(5000, '[') + std::string(5000, ']') + "}}";

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/signing.h"
+#include "server/event_type_codec.h"
 
 namespace webhookd {
 namespace {
@@ -62,14 +63,122 @@ TEST(JsonCodecTest, APortalLinkTtlIsAboveZeroAndAtMostSevenDays) {
 
 TEST(JsonCodecTest, AReplayFilterBodyIsTheListsQueryInJson) {
   auto q = ParseReplayFilterBody(R"({"destination_id": "dst_1", "reason": "exhausted",
-                                     "since": null, "other": 1})");
+                                     "since": null})");
   ASSERT_TRUE(q);
   EXPECT_EQ(q->size(), 2u);
   EXPECT_EQ(q->find("destination_id")->second, "dst_1");
   EXPECT_EQ(q->find("reason")->second, "exhausted");
-  EXPECT_TRUE(ParseReplayFilterBody("")->empty());
+  EXPECT_TRUE(ParseReplayFilterBody(R"({"all": true})")->empty());
   EXPECT_EQ(Fields(ParseReplayFilterBody(R"({"until": 5, "tenant_id": true})").error()),
             (std::vector<std::string>{"until", "tenant_id"}));
+}
+
+TEST(JsonCodecTest, AReplayOfEveryDeadLetterMustSaySo) {
+  for (const char* body : {"", "{}", R"({"all": false})", R"({"all": null, "since": null})"}) {
+    auto r = ParseReplayFilterBody(body);
+    ASSERT_FALSE(r) << body;
+    EXPECT_EQ(r.error().kind, ErrorKind::kInvalid) << body;
+    EXPECT_EQ(Fields(r.error()), (std::vector<std::string>{"all"})) << body;
+  }
+  EXPECT_EQ(Fields(ParseReplayFilterBody(R"({"all": "yes"})").error()),
+            (std::vector<std::string>{"all"}));
+  for (const char* body :
+       {R"({"all": true})", R"({"since": "2026-01-01T00:00:00Z"})",
+        R"({"until": "2026-01-01T00:00:00Z", "all": false})", R"({"reason": "exhausted"})",
+        R"({"tenant_id": "acme"})", R"({"destination_id": "dst_1"})"}) {
+    EXPECT_TRUE(ParseReplayFilterBody(body)) << body;
+  }
+}
+
+// The errors of `r`, as "field: message".
+template <typename T>
+std::vector<std::string> Errors(const Result<T>& r) {
+  std::vector<std::string> out;
+  if (!r) {
+    for (const auto& f : r.error().fields) out.push_back(f.field + ": " + f.message);
+  }
+  return out;
+}
+
+TEST(JsonCodecTest, AnUnknownMemberIsRefusedAndNamed) {
+  // A misspelt member used to be ignored: this destination took every event.
+  auto destination =
+      ParseDestinationFields(Json::parse(R"({"url": "https://example.com/h", "event_type": ["a.b"],
+                      "filtr": "$.x == 1", "colour": "red"})"),
+                             /*creating=*/true);
+  EXPECT_EQ(Errors(destination),
+            (std::vector<std::string>{"colour: unknown member",
+                                      "event_type: unknown member; did you mean event_types?",
+                                      "filtr: unknown member; did you mean filter?"}));
+  EXPECT_EQ(Errors(ParseDestinationFields(Json::parse(R"({"tenant": "acme"})"), false)),
+            (std::vector<std::string>{"tenant: unknown member; did you mean tenant_id?"}));
+  EXPECT_EQ(
+      Errors(ParseDestinationFields(Json::parse(R"({"tls": {"client_cert": "x"}, "auth": {"type":
+                    "oauth2_client_credentials", "token_url": "https://a.example/t",
+                    "client_id": "c", "client_secret": "s", "scopes": "x"}})"),
+                                    false)),
+      (std::vector<std::string>{"tls.client_cert: unknown member; did you mean client_certificate?",
+                                "auth.scopes: unknown member; did you mean scope?"}));
+
+  EXPECT_EQ(Errors(ParseNewEvent(R"({"type": "a.b", "payload": {}, "tenant": "acme",
+                                     "idempotency_key": "k"})")),
+            (std::vector<std::string>{"tenant: unknown member; did you mean tenant_id?",
+                                      "idempotency_key: unknown member"}));
+  EXPECT_EQ(Errors(ParseSecretRotation(R"({"grace": "1h"})", 24h)),
+            (std::vector<std::string>{"grace: unknown member; did you mean grace_period?"}));
+  EXPECT_EQ(Errors(ParsePortalLinkTtl(R"({"tll": "1h"})", 1h)),
+            (std::vector<std::string>{"tll: unknown member; did you mean ttl?"}));
+  EXPECT_EQ(
+      Errors(ParseReplayFilterBody(R"({"destination": "dst_1", "all": true})")),
+      (std::vector<std::string>{"destination: unknown member; did you mean destination_id?"}));
+  EXPECT_EQ(Errors(ParseEmptyBody(R"({"reason": "x"})")),
+            (std::vector<std::string>{"reason: unknown member"}));
+  EXPECT_TRUE(ParseEmptyBody(""));
+  EXPECT_TRUE(ParseEmptyBody("{}"));
+}
+
+TEST(JsonCodecTest, TheCatalogsBodiesRefuseUnknownMembersToo) {
+  EXPECT_EQ(Errors(ParseEventTypeBody(R"({"name": "a.b", "shema": {"type": "object"}})", true,
+                                      std::nullopt, "[]")),
+            (std::vector<std::string>{"shema: unknown member; did you mean schema?"}));
+  // The type's own view, its name included, which a patch cannot change.
+  EXPECT_TRUE(ParseEventTypeBody(
+      R"({"name": "a.b", "description": "d", "deprecated": false, "builtin": false,
+                                    "created_at": "2026-01-01T00:00:00Z",
+                                    "updated_at": "2026-01-01T00:00:00Z", "schema": null,
+                                    "examples": []})",
+      false, std::nullopt, "[]", "a.b"));
+  EXPECT_EQ(Errors(ParseEventTypeBody(R"({"name": "a.c"})", false, std::nullopt, "[]", "a.b")),
+            (std::vector<std::string>{"name: is the type's identity and cannot be changed"}));
+  EXPECT_EQ(Errors(ParseFilterTest(R"({"filter": "$.a == 1", "payload": {}, "data": {}})")),
+            (std::vector<std::string>{"data: unknown member"}));
+}
+
+TEST(JsonCodecTest, ADestinationsOwnViewIsAcceptedBack) {
+  Destination d;
+  d.id = 7;
+  d.url = "https://example.com/h";
+  d.event_types = {"order.*"};
+  d.headers = {{"X-Team", "payments"}};
+  d.filter = "$.total > 10";
+  d.disabled_reason = DisabledReason::kManual;
+  d.tenant_id = "acme";
+  d.secret = GenerateSecret();
+  Json view = DestinationJson(d, 16, /*with_secret=*/true);
+  view["tls"] = {{"client_certificate", nullptr},
+                 {"client_key", nullptr},
+                 {"ca_certificate", nullptr},
+                 {"expires_at", nullptr}};
+  for (bool creating : {true, false}) {
+    auto fields = ParseDestinationFields(view, creating);
+    ASSERT_TRUE(fields) << view.dump() << ": " << Errors(fields).front();
+    EXPECT_EQ(fields->url, d.url);
+    EXPECT_EQ(fields->filter, std::optional<std::optional<std::string>>(d.filter));
+  }
+  // A large body of made-up names hears of a bounded number of them.
+  Json many = Json::object();
+  for (int i = 0; i < 1000; ++i) many["made_up_" + std::to_string(i)] = i;
+  EXPECT_EQ(ParseDestinationFields(many, false).error().fields.size(), 20u);
 }
 
 TEST(JsonCodecTest, ADestinationShowsItsSecretOnlyWhenAsked) {

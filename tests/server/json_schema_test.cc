@@ -103,6 +103,43 @@ TEST(JsonSchemaTest, EachViolationIsOneErrorAtItsPointer) {
   EXPECT_EQ(errors[0].message, "is required");
 }
 
+// The one message `doc` earns against `schema`, at /payload.
+std::string Message(const Json& schema, const Json& doc) {
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  if (!compiled) return "(not compiled)";
+  auto errors = (*compiled)->Validate(doc, "/payload");
+  EXPECT_EQ(errors.size(), 1u) << doc;
+  return errors.empty() ? "(valid)" : errors[0].field + ": " + errors[0].message;
+}
+
+TEST(JsonSchemaTest, ATypeMismatchSaysWhatWasExpectedAndWhatCame) {
+  const Json order = Json::parse(R"({"type": "object", "required": ["id", "total"],
+      "properties": {"id": {"type": "integer"}, "total": {"type": "number"}}})");
+  EXPECT_EQ(Message(order, Json::parse(R"({"id": 124, "total": "9.99"})")),
+            "/payload/total: expected number, got string");
+  EXPECT_EQ(Message(order, Json::parse(R"({"id": 1.5, "total": 1})")),
+            "/payload/id: expected integer, got number");
+  EXPECT_EQ(Message({{"type", {"integer", "null"}}}, "7"),
+            "/payload: expected integer or null, got string");
+  EXPECT_EQ(Message({{"type", "string"}}, 7), "/payload: expected string, got integer");
+  EXPECT_EQ(Message({{"type", "object"}}, Json::array()), "/payload: expected object, got array");
+  EXPECT_EQ(Message({{"type", "boolean"}}, nullptr), "/payload: expected boolean, got null");
+}
+
+TEST(JsonSchemaTest, TheOtherMessagesReadPlainly) {
+  EXPECT_EQ(Message({{"enum", {"EUR", "USD"}}}, "GBP"), R"(/payload: must be "EUR" or "USD")");
+  EXPECT_EQ(Message({{"enum", {1, 2, 3}}}, 4), "/payload: must be 1, 2 or 3");
+  Json many = Json::array();
+  for (int i = 0; i < 11; ++i) many.push_back(i);
+  EXPECT_EQ(Message({{"enum", many}}, 99),
+            "/payload: must be one of the 11 values the schema lists");
+  EXPECT_EQ(Message({{"anyOf", {{{"type", "string"}}, {{"type", "integer"}}}}}, 1.5),
+            "/payload: matches none of the alternatives the schema allows (anyOf)");
+  EXPECT_EQ(Message({{"not", {{"type", "string"}}}}, "x"),
+            "/payload: matches what the schema forbids (not)");
+  EXPECT_EQ(Message({{"additionalProperties", false}}, {{"x", 1}}), "/payload/x: is not allowed");
+}
+
 TEST(JsonSchemaTest, EveryKeywordFamilyTheDocsUseIsEnforced) {
   struct Row {
     Json schema, good, bad;

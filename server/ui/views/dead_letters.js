@@ -122,6 +122,8 @@ export function render(ctx) {
     try {
       const body = {};
       for (const name of FILTERS) if (query[name]) body[name] = query[name];
+      // With no filter the server wants to hear that every dead letter is meant.
+      if (!Object.keys(body).length) body.all = true;
       // Each request replays at most 10,000 and says whether more are left.
       let replayed = 0;
       for (let round = 0; round < 1000; round += 1) {

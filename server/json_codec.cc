@@ -363,12 +363,13 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
   DestinationFields out;
   std::vector<FieldError> errors;
-  // The read-only members are those of the destination's view (DestinationJson).
+  // The read-only members are those of the destination's view (DestinationJson) and the
+  // warnings of a write's answer, so that an answer can be sent back as it came.
   CheckMembers(
       body,
       {{"url", "description", "event_types", "secret", "headers", "enabled", "tenant_id",
         "max_in_flight", "rate_limit", "ordering", "on_dead_letter", "filter", "tls", "auth"},
-       {"id", "disabled_reason", "health", "created_at", "updated_at"}},
+       {"id", "disabled_reason", "health", "created_at", "updated_at", "warnings"}},
       "", errors);
   if (auto it = body.find("url"); it != body.end()) {
     if (!it->is_string()) {

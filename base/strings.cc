@@ -19,6 +19,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
+}
+
 std::string_view Trim(std::string_view text, std::string_view chars) {
   const size_t first = text.find_first_not_of(chars);
   if (first == std::string_view::npos) return {};

@@ -13,6 +13,9 @@ std::string Lower(std::string_view text);
 // ASCII case-insensitive equality.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+// Whether `text` begins with `prefix`, ASCII case-insensitively (header names, schemes).
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix);
+
 // `text` without the leading and trailing bytes that are in `chars`.
 std::string_view Trim(std::string_view text, std::string_view chars = " \t");
 

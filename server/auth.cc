@@ -1,7 +1,6 @@
 #include "server/auth.h"
 
-#include <algorithm>
-#include <cctype>
+#include "base/strings.h"
 
 namespace webhookd {
 namespace {
@@ -38,12 +37,7 @@ Error Forbidden(Role have) {
 Result<std::string> Authenticator::KeyHashOf(std::string_view header) {
   constexpr std::string_view kBearer = "Bearer ";
   // The scheme is case-insensitive (RFC 9110 §11.1): "bearer <key>" is the same request.
-  const auto same = [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) ==
-           std::tolower(static_cast<unsigned char>(b));
-  };
-  if (header.size() <= kBearer.size() ||
-      !std::equal(kBearer.begin(), kBearer.end(), header.begin(), same)) {
+  if (header.size() <= kBearer.size() || !StartsWithIgnoreCase(header, kBearer)) {
     return std::unexpected(Unauthorized());
   }
   return HashApiKey(header.substr(kBearer.size()));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <any>
 #include <array>
-#include <cctype>
 #include <memory>
 #include <optional>
 
@@ -123,13 +122,7 @@ bool Match(std::string_view pattern, std::string_view path, std::vector<std::str
 }
 
 bool IsJsonContentType(std::string_view value) {
-  const std::string_view media = value.substr(0, value.find(';'));
-  std::string lower;
-  for (char c : media) {
-    if (c != ' ' && c != '\t')
-      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return lower == "application/json";
+  return EqualsIgnoreCase(Trim(value.substr(0, value.find(';'))), "application/json");
 }
 
 // The page may run only its own scripts and styles and talk only to this origin, so an

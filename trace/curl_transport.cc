@@ -16,16 +16,12 @@ struct Reply {
   std::optional<std::string> retry_after;
 };
 
-bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
-}
-
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* reply = static_cast<Reply*>(user);
   const std::string_view line(data, size * count);
   // An interim 1xx answer's headers are not the final answer's.
-  if (StartsWithNoCase(line, "http/")) reply->retry_after.reset();
-  if (StartsWithNoCase(line, "retry-after:")) {
+  if (StartsWithIgnoreCase(line, "http/")) reply->retry_after.reset();
+  if (StartsWithIgnoreCase(line, "retry-after:")) {
     reply->retry_after = std::string(Trim(line.substr(12), " \t\r\n"));
   }
   return size * count;

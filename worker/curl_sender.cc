@@ -27,14 +27,6 @@ long Millis(Duration d) {
   return static_cast<long>(std::max<int64_t>(1, (d.count() + 999) / 1000));
 }
 
-bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
-}
-
 std::optional<IpAddress> FromSockaddr(const sockaddr* sa) {
   if (sa->sa_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(sa);
@@ -85,8 +77,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<CurlSender::Transfer*>(user);
   const std::string_view line(data, size * count);
   // A new status line (after an interim 1xx answer) starts the headers afresh.
-  if (StartsWithNoCase(line, "http/")) t->result.retry_after.reset();
-  if (StartsWithNoCase(line, "retry-after:")) {
+  if (StartsWithIgnoreCase(line, "http/")) t->result.retry_after.reset();
+  if (StartsWithIgnoreCase(line, "retry-after:")) {
     t->result.retry_after = std::string(Trim(line.substr(12), " \t\r\n"));
   }
   return size * count;

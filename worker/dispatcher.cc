@@ -137,94 +137,119 @@ void Dispatcher::Run() {
   for (int i = 0; i < std::max(1, options_.recorders); ++i) {
     recorders_.emplace_back([this] { RecordLoop(); });
   }
+  ClaimLoop();
+  Drain();
+}
 
+void Dispatcher::ClaimLoop() {
   Duration delay = kFirstBackoff;
   auto last_sweep = std::chrono::steady_clock::now() - kSweepEvery;
   bool recheck_only = false;
   while (!stopping_) {
     if (std::chrono::steady_clock::now() - last_sweep >= kSweepEvery) {
       last_sweep = std::chrono::steady_clock::now();
-      if (auto swept = queue_.RequeueExpiredLeases(); swept && *swept > 0) {
-        Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
-      }
+      RequeueExpiredLeases();
     }
     if (std::exchange(recheck_only, false)) {
       // Woken by written outcomes alone: most free nothing that is due (the destination
       // had room), so the hints' earliest due time, a lookup of microseconds, is read
       // before a claim is paid for. At a steady low rate this halves the claims.
-      auto next = queue_.NextDueAt();
-      if (next) {
-        const Timestamp now = clock_.Now();
-        if (!*next || **next > now) {
-          const Duration timeout =
-              *next ? std::min(options_.fallback_poll, **next - now) : options_.fallback_poll;
-          recheck_only = Sleep(timeout);
-          continue;
-        }
-      }
-    }
-    const int free = options_.concurrency - in_flight();
-    int want = std::min(free, options_.claim_batch);
-    int got = 0;
-    if (want <= 0) {
-      // Every slot is taken: the end of a send wakes this loop from now on. The slots are
-      // counted again after the flag is raised, so an end between the two is not missed.
-      slots_full_ = true;
-      if (options_.concurrency - in_flight() > 0) {
-        slots_full_ = false;
+      if (const std::optional<Duration> idle = NothingDueFor()) {
+        recheck_only = Sleep(*idle);
         continue;
       }
     }
+    const int want = std::min(options_.concurrency - in_flight(), options_.claim_batch);
+    if (want <= 0 && SlotFreedMeanwhile()) continue;
+    int got = 0;
     if (want > 0) {
-      auto claimed = queue_.ClaimDue(want, options_.lease, options_.default_max_in_flight);
+      const std::optional<int> claimed = ClaimAndStart(want);
       if (!claimed) {
-        Log(LogLevel::kWarn, "claim failed; retrying", {{"error", claimed.error().message}});
         Backoff(delay);
         continue;
       }
       delay = kFirstBackoff;
-      got = static_cast<int>(claimed->deliveries.size());
-      if (metrics_ != nullptr) metrics_->rate_limited.Inc(claimed->rate_limited);
-      // Skips send nothing: they go straight to the recorders, taking no slot.
-      std::vector<AttemptRecord> skipped;
-      for (auto& d : claimed->deliveries) {
-        if (d.kind == ClaimKind::kSkip) {
-          skipped.push_back(Skip(d));
-          continue;
-        }
-        if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
-          metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
-        }
-        ++sends_started_;
-        Start(std::move(d));
-      }
-      if (!skipped.empty()) Record(std::move(skipped));
+      got = *claimed;
       if (got == want) continue;  // more may be waiting: no sleep between full batches
       // Fewer than asked for: due work may be held back by destination caps, which free
       // up as outcomes are written; the recorders wake this loop when they write some.
       held_back_ = true;
     }
-    // Sleep until a wake-up, a freed slot, the next due time or the fallback poll. After a
-    // claim that got something, the end of those sends (or a notification) wakes this loop
-    // first, so the next due time is looked up only when nothing was claimed: one round
-    // trip fewer between a notification and the next claim.
-    Duration timeout = options_.fallback_poll;
-    if (want > 0 && got > 0) {
-      timeout = kCappedPoll;
-    } else if (want > 0) {
-      auto next = queue_.NextDueAt();
-      if (next && *next) {
-        const Duration until = **next - clock_.Now();
-        // Due work we could not claim waits on another destination's cap: poll gently.
-        timeout = until <= Duration::zero() ? kCappedPoll : std::min(timeout, until);
-      }
-    }
-    recheck_only = Sleep(timeout);
+    recheck_only = Sleep(SleepAfterClaim(want, got));
     slots_full_ = false;
   }
+}
 
-  // Shutdown: nothing new starts; the sends the sender has not begun come back and their
-  // claims go back; sends in progress finish and are recorded.
+void Dispatcher::RequeueExpiredLeases() {
+  if (auto swept = queue_.RequeueExpiredLeases(); swept && *swept > 0) {
+    Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
+  }
+}
+
+std::optional<Duration> Dispatcher::NothingDueFor() {
+  auto next = queue_.NextDueAt();
+  if (!next) return std::nullopt;  // unknown: let the claim find out
+  const Timestamp now = clock_.Now();
+  if (*next && **next <= now) return std::nullopt;
+  return *next ? std::min(options_.fallback_poll, **next - now) : options_.fallback_poll;
+}
+
+bool Dispatcher::SlotFreedMeanwhile() {
+  // Every slot is taken: the end of a send wakes this loop from now on. The slots are
+  // counted again after the flag is raised, so an end between the two is not missed.
+  slots_full_ = true;
+  if (options_.concurrency - in_flight() > 0) {
+    slots_full_ = false;
+    return true;
+  }
+  return false;
+}
+
+std::optional<int> Dispatcher::ClaimAndStart(int want) {
+  auto claimed = queue_.ClaimDue(want, options_.lease, options_.default_max_in_flight);
+  if (!claimed) {
+    Log(LogLevel::kWarn, "claim failed; retrying", {{"error", claimed.error().message}});
+    return std::nullopt;
+  }
+  const int got = static_cast<int>(claimed->deliveries.size());
+  if (metrics_ != nullptr) metrics_->rate_limited.Inc(claimed->rate_limited);
+  // Skips send nothing: they go straight to the recorders, taking no slot.
+  std::vector<AttemptRecord> skipped;
+  for (auto& d : claimed->deliveries) {
+    if (d.kind == ClaimKind::kSkip) {
+      skipped.push_back(Skip(d));
+      continue;
+    }
+    if (d.kind == ClaimKind::kProbe && metrics_ != nullptr) {
+      metrics_->circuit_transitions[static_cast<int>(CircuitState::kHalfOpen)].Inc();
+    }
+    ++sends_started_;
+    Start(std::move(d));
+  }
+  if (!skipped.empty()) Record(std::move(skipped));
+  return got;
+}
+
+Duration Dispatcher::SleepAfterClaim(int want, int got) {
+  // After a claim that got something, the end of those sends (or a notification) wakes
+  // this loop first, so the next due time is looked up only when nothing was claimed:
+  // one round trip fewer between a notification and the next claim.
+  if (want > 0 && got > 0) return kCappedPoll;
+  Duration timeout = options_.fallback_poll;
+  if (want > 0) {
+    auto next = queue_.NextDueAt();
+    if (next && *next) {
+      const Duration until = **next - clock_.Now();
+      // Due work we could not claim waits on another destination's cap: poll gently.
+      timeout = until <= Duration::zero() ? kCappedPoll : std::min(timeout, until);
+    }
+  }
+  return timeout;
+}
+
+void Dispatcher::Drain() {
+  // Nothing new starts; the sends the sender has not begun come back and their claims go
+  // back; sends in progress finish and are recorded.
   sender_.CancelUnstarted();
   std::vector<ReleasedClaim> unstarted;
   {

@@ -81,6 +81,22 @@ class Dispatcher {
 
   void ListenLoop();
   void RecordLoop();
+  // The claim loop: claims what is due while there are free slots, sleeps otherwise.
+  void ClaimLoop();
+  // After the claim loop ends: hands back what has not started, waits for the sends in
+  // progress, lets the recorders write them, and joins the threads Run made.
+  void Drain();
+  void RequeueExpiredLeases();
+  // How long to sleep when the earliest due time is still ahead; nullopt: something is
+  // due (or the lookup failed), so claim.
+  std::optional<Duration> NothingDueFor();
+  // Every slot is taken: raises slots_full_ so that the end of a send wakes the loop;
+  // true when a slot freed up meanwhile (the loop claims again at once).
+  bool SlotFreedMeanwhile();
+  // Claims up to `want` and starts them (skips go to the recorders); how many were
+  // claimed, or nullopt when the claim failed.
+  std::optional<int> ClaimAndStart(int want);
+  Duration SleepAfterClaim(int want, int got);
   // Signs the delivery and starts it on the sender.
   void Start(ClaimedDelivery d);
   // Sends with an OAuth token (docs/egress.md); after a 401, once more with a new token.

@@ -10,6 +10,10 @@ TEST(StringsTest, LowerAndEqualsIgnoreCaseAreAsciiOnly) {
   EXPECT_EQ(Lower("\xc3\x89"), "\xc3\x89");  // É is left alone
   EXPECT_TRUE(EqualsIgnoreCase("Retry-After", "retry-after"));
   EXPECT_FALSE(EqualsIgnoreCase("retry-after", "retry-afte"));
+  EXPECT_TRUE(StartsWithIgnoreCase("Retry-After: 5", "retry-after:"));
+  EXPECT_TRUE(StartsWithIgnoreCase("HTTP/1.1 200", "http/"));
+  EXPECT_FALSE(StartsWithIgnoreCase("Retry", "retry-after:"));
+  EXPECT_FALSE(StartsWithIgnoreCase("\xC9tag", "\xE9tag"));  // ASCII only
   EXPECT_FALSE(EqualsIgnoreCase("a", "b"));
 }
 

@@ -15,7 +15,9 @@ namespace {
 constexpr const char* kMigrateHelp = R"(Usage: webhookd migrate
 
 Applies migrations/NNNN_name.sql (compiled into the binary) in order, each once, recording
-them in schema_migrations. Safe to run concurrently and repeatedly.
+them in schema_migrations; then, once per set, the live SQL definitions of
+store/pg/schema/, recording their hash in schema_definitions. Safe to run concurrently and
+repeatedly.
 Environment: DATABASE_URL.
 )";
 

@@ -141,6 +141,60 @@ TEST(MigrateTest, ReadyOnlyOnceEveryMigrationIsApplied) {
   auto missing = store.Ready();
   ASSERT_TRUE(missing) << missing.error().message;
   EXPECT_FALSE(*missing);
+  db.Exec("INSERT INTO schema_migrations (version) VALUES ('0001_init')");
+
+  // Nor one missing the binary's schema files.
+  db.Exec("DELETE FROM schema_definitions");
+  auto without_schema = store.Ready();
+  ASSERT_TRUE(without_schema) << without_schema.error().message;
+  EXPECT_FALSE(*without_schema);
+  ASSERT_TRUE(pg::Migrate(db.url(), pg::EmbeddedMigrations()));
+  auto again = store.Ready();
+  ASSERT_TRUE(again && *again);
+}
+
+// The embedded schema files plus a probe function, as a binary with newer definitions has
+// them.
+pg::Schema NewerSchema(const std::string& extra_file) {
+  pg::Schema schema = pg::EmbeddedSchema();
+  schema.hash += "-newer";
+  schema.files.push_back({"schema_probe",
+                          "CREATE OR REPLACE FUNCTION webhookd.schema_probe() RETURNS int LANGUAGE "
+                          "sql AS 'SELECT 1'"});
+  if (!extra_file.empty()) schema.files.push_back({"zz_broken", extra_file});
+  return schema;
+}
+
+bool ProbeExists(TestDatabase& db) {
+  return db.Scalar("SELECT to_regproc('webhookd.schema_probe') IS NOT NULL") == "t";
+}
+
+TEST(MigrateTest, SchemaFilesWithANewHashAreAppliedOnceAfterTheMigrations) {
+  TestDatabase db(true);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "1");
+  ASSERT_FALSE(ProbeExists(db));
+
+  auto newer = pg::Migrate(db.url(), pg::EmbeddedMigrations(), NewerSchema(""));
+  ASSERT_TRUE(newer) << newer.error().message;
+  EXPECT_TRUE(newer->empty());
+  EXPECT_TRUE(ProbeExists(db));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "2");
+
+  // Applied once: dropping what it made shows whether a second run applies it again.
+  db.Exec("DROP FUNCTION webhookd.schema_probe()");
+  ASSERT_TRUE(pg::Migrate(db.url(), pg::EmbeddedMigrations(), NewerSchema("")));
+  EXPECT_FALSE(ProbeExists(db));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "2");
+}
+
+TEST(MigrateTest, AFailingSchemaFileLeavesNoTrace) {
+  TestDatabase db(true);
+  auto r = pg::Migrate(db.url(), pg::EmbeddedMigrations(), NewerSchema("SELECT 1/0"));
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, ::testing::HasSubstr("zz_broken.sql"));
+  // The files before it went with it, and the hash is not recorded.
+  EXPECT_FALSE(ProbeExists(db));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "1");
 }
 
 // A database made by a release before 0.2 (tables in public, migrations 0001-0003 applied)

@@ -36,8 +36,11 @@ int Migrate(const std::vector<std::string>& args) {
     std::fprintf(stderr, "webhookd: %s\n", applied.error().message.c_str());
     return 1;
   }
-  for (const auto& version : *applied) std::printf("applied %s\n", version.c_str());
-  if (applied->empty()) std::puts("nothing to apply: the schema is up to date");
+  for (const auto& version : applied->versions) std::printf("applied %s\n", version.c_str());
+  if (applied->definitions) std::puts("applied the SQL definitions of store/pg/schema/");
+  if (applied->versions.empty() && !applied->definitions) {
+    std::puts("nothing to apply: the schema is up to date");
+  }
   return 0;
 }
 

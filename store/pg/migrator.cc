@@ -13,10 +13,9 @@ std::string Text(const Query& q) { return std::string(q.sql); }
 
 }  // namespace
 
-Result<std::vector<std::string>> Migrate(const std::string& url,
-                                         std::span<const Migration> migrations,
-                                         const Schema& schema) {
-  std::vector<std::string> applied_now;
+Result<Migrated> Migrate(const std::string& url, std::span<const Migration> migrations,
+                         const Schema& schema) {
+  Migrated applied_now;
   try {
     pqxx::connection conn(url);
     {
@@ -44,7 +43,7 @@ Result<std::vector<std::string>> Migrate(const std::string& url,
       } catch (const pqxx::sql_error& e) {
         return Fail(ErrorKind::kInvalid, "migration " + m.version + " failed: " + e.what());
       }
-      applied_now.push_back(m.version);
+      applied_now.versions.push_back(m.version);
     }
     try {
       pqxx::work tx(conn);
@@ -60,6 +59,7 @@ Result<std::vector<std::string>> Migrate(const std::string& url,
         }
         tx.exec_params(Text(sql::kRecordSchemaDefinitions), schema.hash);
         tx.commit();
+        applied_now.definitions = true;
       }
     } catch (const pqxx::sql_error& e) {
       return Fail(ErrorKind::kInvalid, std::string("schema definitions: ") + e.what());

@@ -32,14 +32,18 @@ struct Schema {
 // The files of store/pg/schema/, compiled into the binary in name order.
 const Schema& EmbeddedSchema();
 
+// What a run of Migrate applied.
+struct Migrated {
+  std::vector<std::string> versions;  // the migrations, in order
+  bool definitions = false;           // the schema files (their hash was not recorded)
+};
+
 // Applies, in order, each migration not yet recorded in schema_migrations: each in its own
 // transaction with its record, so a failing file leaves no trace. Then, unless its hash is
 // recorded in schema_definitions, every schema file and the hash in one transaction, so
 // the definitions it leaves are the binary's whatever the migrations defined before. A
-// session advisory lock makes concurrent runs wait for each other. Returns the migration
-// versions it applied.
-Result<std::vector<std::string>> Migrate(const std::string& url,
-                                         std::span<const Migration> migrations,
-                                         const Schema& schema = EmbeddedSchema());
+// session advisory lock makes concurrent runs wait for each other.
+Result<Migrated> Migrate(const std::string& url, std::span<const Migration> migrations,
+                         const Schema& schema = EmbeddedSchema());
 
 }  // namespace webhookd::pg

@@ -9,8 +9,8 @@
 namespace webhookd {
 
 // A destination's circuit breaker state, as its row stores it and the API shows it. The
-// breaker itself runs in SQL: the claim (`webhookd.claim_due`, latest definition in
-// migrations/0011_protection.sql) and store/pg/sql/record_outcomes.sql;
+// breaker itself runs in SQL: the claim (`webhookd.claim_due`, store/pg/schema/claim_due.sql)
+// and store/pg/sql/record_outcomes.sql;
 // tests/store/pg/protection_rules_pgtest.cc holds its rules as tables of scenarios.
 enum class CircuitState { kClosed, kOpen, kHalfOpen };
 std::string_view CircuitStateName(CircuitState state);

@@ -24,7 +24,7 @@ inline constexpr const char* kTenantIdRule = "must be 1-128 characters of A-Z a-
 bool IsValidTenantId(std::string_view tenant_id);
 
 // An event's ordering key: 1 to 255 characters (of valid UTF-8) without control
-// characters. publish() holds keys to the same rule (migrations/0018_ordered_delivery.sql).
+// characters. publish() holds keys to the same rule (store/pg/schema/publish.sql).
 inline constexpr const char* kOrderingKeyRule =
     "must be 1-255 characters without control characters";
 bool IsValidOrderingKey(std::string_view key);

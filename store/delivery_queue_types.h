@@ -16,7 +16,7 @@
 
 namespace webhookd {
 
-// What the claim hands a worker a delivery for (see migrations/0011_protection.sql).
+// What the claim hands a worker a delivery for (see store/pg/schema/claim_due.sql).
 enum class ClaimKind {
   kSend,   // an ordinary attempt
   kProbe,  // the one attempt through a half-open circuit

@@ -6,6 +6,7 @@
 
 #include "base/config.h"
 #include "base/result.h"
+#include "store/pg/migrator.h"
 #include "store/store.h"
 
 namespace webhookd::cmd {
@@ -28,7 +29,8 @@ enum class StoreUse { kServer, kWorker, kCommand };
 // The store in use (PostgreSQL at config.database_url). Defined in serve.cc, the
 // composition root.
 std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use);
-// Applies every embedded migration not applied yet; returns the versions applied.
-Result<std::vector<std::string>> ApplyMigrations(const std::string& database_url);
+// Applies every embedded migration not applied yet, then the SQL definitions if their set
+// is new; returns what it applied.
+Result<pg::Migrated> ApplyMigrations(const std::string& database_url);
 
 }  // namespace webhookd::cmd

@@ -15,7 +15,9 @@ namespace {
 constexpr const char* kMigrateHelp = R"(Usage: webhookd migrate
 
 Applies migrations/NNNN_name.sql (compiled into the binary) in order, each once, recording
-them in schema_migrations. Safe to run concurrently and repeatedly.
+them in schema_migrations; then, once per set, the live SQL definitions of
+store/pg/schema/, recording their hash in schema_definitions. Safe to run concurrently and
+repeatedly.
 Environment: DATABASE_URL.
 )";
 
@@ -34,8 +36,11 @@ int Migrate(const std::vector<std::string>& args) {
     std::fprintf(stderr, "webhookd: %s\n", applied.error().message.c_str());
     return 1;
   }
-  for (const auto& version : *applied) std::printf("applied %s\n", version.c_str());
-  if (applied->empty()) std::puts("nothing to apply: the schema is up to date");
+  for (const auto& version : applied->versions) std::printf("applied %s\n", version.c_str());
+  if (applied->definitions) std::puts("applied the SQL definitions of store/pg/schema/");
+  if (applied->versions.empty() && !applied->definitions) {
+    std::puts("nothing to apply: the schema is up to date");
+  }
   return 0;
 }
 

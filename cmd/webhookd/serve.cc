@@ -177,7 +177,7 @@ std::unique_ptr<Store> OpenStore(const Config& config, StoreUse use) {
   return std::make_unique<pg::PgStore>(config.database_url, options);
 }
 
-Result<std::vector<std::string>> ApplyMigrations(const std::string& database_url) {
+Result<pg::Migrated> ApplyMigrations(const std::string& database_url) {
   return pg::Migrate(database_url, pg::EmbeddedMigrations());
 }
 

@@ -34,7 +34,7 @@ std::unexpected<Error> KeyNotLive();
 // An ingest checked against an event catalog that has changed since (kStale).
 std::unexpected<Error> CatalogChanged();
 
-// kInvalid on `filter` when migrations/0019_event_catalog.sql's filter_problem refuses it.
+// kInvalid on `filter` when filter_problem (store/pg/schema/filter_problem.sql) refuses it.
 Result<void> CheckFilter(pqxx::transaction_base& tx, const std::string& filter);
 
 }  // namespace webhookd::pg

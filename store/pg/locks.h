@@ -8,7 +8,7 @@ namespace webhookd::pg {
 // `webhookd migrate`: one migrator at a time (a session lock).
 inline constexpr int64_t kMigrateLock = 7252010;
 // Every claim, so the per-destination caps hold across workers (a transaction lock taken
-// inside the claim function of migrations/0003_claim_function.sql, which holds the value
+// inside the claim function of store/pg/schema/claim_due.sql, which holds the value
 // itself; tests/store/pg/claim_pgtest.cc checks they agree).
 inline constexpr int64_t kClaimLock = 7252011;
 

@@ -13,9 +13,9 @@ std::string Text(const Query& q) { return std::string(q.sql); }
 
 }  // namespace
 
-Result<std::vector<std::string>> Migrate(const std::string& url,
-                                         std::span<const Migration> migrations) {
-  std::vector<std::string> applied_now;
+Result<Migrated> Migrate(const std::string& url, std::span<const Migration> migrations,
+                         const Schema& schema) {
+  Migrated applied_now;
   try {
     pqxx::connection conn(url);
     {
@@ -24,6 +24,7 @@ Result<std::vector<std::string>> Migrate(const std::string& url,
       tx.exec(Text(sql::kCreateSchema));
       tx.exec(Text(sql::kAdoptPublicInstall));
       tx.exec(Text(sql::kCreateMigrationsTable));
+      tx.exec(Text(sql::kCreateSchemaDefinitionsTable));
     }
     std::set<std::string> applied;
     {
@@ -42,7 +43,26 @@ Result<std::vector<std::string>> Migrate(const std::string& url,
       } catch (const pqxx::sql_error& e) {
         return Fail(ErrorKind::kInvalid, "migration " + m.version + " failed: " + e.what());
       }
-      applied_now.push_back(m.version);
+      applied_now.versions.push_back(m.version);
+    }
+    try {
+      pqxx::work tx(conn);
+      if (!tx.exec_params1(Text(sql::kSchemaDefinitionsApplied), schema.hash)[0].as<bool>()) {
+        tx.exec(Text(sql::kDeferFunctionBodyChecks));
+        for (const SchemaFile& f : schema.files) {
+          try {
+            tx.exec(f.sql);
+          } catch (const pqxx::sql_error& e) {
+            return Fail(ErrorKind::kInvalid,
+                        "schema file " + f.name + ".sql failed: " + std::string(e.what()));
+          }
+        }
+        tx.exec_params(Text(sql::kRecordSchemaDefinitions), schema.hash);
+        tx.commit();
+        applied_now.definitions = true;
+      }
+    } catch (const pqxx::sql_error& e) {
+      return Fail(ErrorKind::kInvalid, std::string("schema definitions: ") + e.what());
     }
     // The session lock ends with the connection.
   } catch (const pqxx::broken_connection& e) {

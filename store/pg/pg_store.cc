@@ -137,7 +137,11 @@ Result<bool> PgStore::Ready() {
     for (const Migration& m : EmbeddedMigrations()) {
       if (!applied.contains(m.version)) return false;
     }
-    return true;
+    // And the binary's own schema files. Like a migration, a set once applied counts as
+    // applied, so an older binary stays ready while a newer one's definitions are live.
+    if (!Exec(tx, sql::kSchemaDefinitionsTableExists)[0][0].as<bool>()) return false;
+    return Exec(tx, sql::kSchemaDefinitionsApplied, Params().Add(EmbeddedSchema().hash))[0][0]
+        .as<bool>();
   });
 }
 

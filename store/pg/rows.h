@@ -16,7 +16,7 @@ namespace webhookd::pg {
 // Row mappers: each reads the columns its statement's file in sql/ selects, in order.
 ApiKeyInfo ToApiKey(const pqxx::row& r);        // create/list/find_api_key(s)
 Destination ToDestination(const pqxx::row& r);  // *_destination(s)
-Delivery ToDelivery(const pqxx::row& r);        // delivery_rows (migration 0028)
+Delivery ToDelivery(const pqxx::row& r);        // delivery_rows (store/pg/schema/delivery_rows.sql)
 Event ToEvent(const pqxx::row& r);              // get_event, list_events
 DeadLetter ToDeadLetter(const pqxx::row& r);    // list_dead_letters
 Attempt ToAttempt(const pqxx::row& r);          // list_attempts

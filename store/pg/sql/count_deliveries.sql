@@ -1,4 +1,4 @@
--- The delivery gauges from their counters (migrations/0013), not from the deliveries; the
+-- The delivery gauges from their counters (store/pg/schema/delivery_gauges.sql), not from the deliveries; the
 -- open circuits through their partial index.
 SELECT g.pending, g.in_flight, g.unfinished_over_24h,
        (SELECT count(*) FROM destinations

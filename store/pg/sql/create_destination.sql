@@ -1,5 +1,5 @@
 -- A destination created disabled was disabled by hand. $12: its filter, already checked
--- by filter_problem (migrations/0019_event_catalog.sql); NULL: none. $13-$15: the TLS
+-- by filter_problem (store/pg/schema/filter_problem.sql); NULL: none. $13-$15: the TLS
 -- settings (docs/egress.md), the key sealed by the caller; $16-$19: OAuth (token URL,
 -- client id, the client secret sealed, scope).
 INSERT INTO destinations (url, description, event_types, secret, headers, enabled, max_in_flight,

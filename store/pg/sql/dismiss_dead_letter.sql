@@ -1,5 +1,5 @@
 -- Sets a dead letter aside without replaying it: under on_dead_letter 'block' its fifo key
--- goes on, so its destination is visited now (migrations/0018_ordered_delivery.sql).
+-- goes on, so its destination is visited now (store/pg/schema/hint_pending_deliveries.sql).
 -- $2: the caller's tenant (NULL: any).
 WITH dl AS (
   UPDATE dead_letters x SET dismissed_at = now()

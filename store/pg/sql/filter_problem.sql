@@ -1,2 +1,2 @@
--- Why $1 may not be a destination's filter, NULL when it may (migrations/0019_event_catalog.sql).
+-- Why $1 may not be a destination's filter, NULL when it may (store/pg/schema/filter_problem.sql).
 SELECT filter_problem($1)

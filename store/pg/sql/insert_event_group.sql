@@ -4,7 +4,7 @@
 -- `ord` comes back with a NULL id. $4: each row's tenant (NULL: none). Each event reaches
 -- its own tenant's destinations alone, found through the destinations_fan_out index
 -- (migrations/0006_tenants.sql) whose expression the join repeats, and matched by type
--- with the keys of event_type_keys (migrations/0010_event_type_keys.sql), computed once
+-- with the keys of event_type_keys (store/pg/schema/event_type_keys.sql), computed once
 -- per event; a filtered destination gets the event only if its filter is true for the
 -- payload (evaluated silently: unknown or an error is no delivery). $5: each row's
 -- ordering key (NULL: none). $6: the catalog generation each payload was checked against

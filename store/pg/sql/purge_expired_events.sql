@@ -6,7 +6,7 @@
 -- the snapshot counted under it went (no foreign key checks this; migrations/0031).
 --
 -- Every row is found through an index, so a batch costs the same however large the tables
--- are; events are read only up to the last old one (migrations/0032), so a round with
+-- are; events are read only up to the last old one (store/pg/schema/last_event_before.sql), so a round with
 -- nothing to purge reads a few pages. Each event's deliveries are counted in one lookup
 -- (through deliveries_event), a subquery the planner cannot turn into a join that reads
 -- every delivery once. An idempotency key is found through idempotency_keys_created: a key and its event are

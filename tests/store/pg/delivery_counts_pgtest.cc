@@ -1,5 +1,6 @@
 // The gauges come from counters that every statement changing deliveries keeps
-// (migrations/0013); after each kind of write they must equal a count of the rows.
+// (store/pg/schema/count_*_deliveries.sql); after each kind of write they must equal a count of the
+// rows.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The fan-out's type rule (migrations/0010_event_type_keys.sql) restated on keys must
+// The fan-out's type rule (store/pg/schema/event_type_matches.sql) restated on keys must
 // answer as its first definition (migrations/0004_schema_webhookd.sql) did, for every
 // pattern against every type of a table of cases.
 #include <gtest/gtest.h>

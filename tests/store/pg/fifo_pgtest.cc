@@ -1,4 +1,4 @@
-// The fifo rule on a real PostgreSQL (migrations/0018_ordered_delivery.sql): on a fifo
+// The fifo rule on a real PostgreSQL (store/pg/schema/fifo_due_heads.sql): on a fifo
 // destination only the oldest unfinished delivery of each ordering key is ever claimed.
 #include <gtest/gtest.h>
 

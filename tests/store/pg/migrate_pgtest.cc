@@ -44,8 +44,9 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
 
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
+  EXPECT_TRUE(applied->definitions);
   EXPECT_THAT(
-      *applied,
+      applied->versions,
       ::testing::ElementsAre(
           "0001_init", "0002_claim_by_destination", "0003_claim_function", "0004_schema_webhookd",
           "0005_secret_rotation", "0006_tenants", "0008_purge_indexes", "0009_publish",
@@ -74,7 +75,8 @@ TEST(MigrateTest, TheSecondRunAppliesNothingAndKeepsTheData) {
 
   auto again = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(again) << again.error().message;
-  EXPECT_TRUE(again->empty());
+  EXPECT_TRUE(again->versions.empty());
+  EXPECT_FALSE(again->definitions);
   EXPECT_EQ(Applied(db), AllVersions());
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM destinations"), "1");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM api_keys"), "1");
@@ -84,7 +86,7 @@ TEST(MigrateTest, TwoConcurrentRunsOnAnEmptyDatabaseBothSucceedAndApplyEachFileO
   for (int round = 0; round < 3; ++round) {
     TestDatabase db(false);
     std::latch start(2);
-    Result<std::vector<std::string>> results[2];
+    Result<pg::Migrated> results[2];
     std::vector<std::thread> threads;
     for (int i = 0; i < 2; ++i) {
       threads.emplace_back([&, i] {
@@ -95,8 +97,11 @@ TEST(MigrateTest, TwoConcurrentRunsOnAnEmptyDatabaseBothSucceedAndApplyEachFileO
     for (auto& t : threads) t.join();
     for (const auto& r : results) ASSERT_TRUE(r) << r.error().message;
     // Between them the runs applied each file once.
-    EXPECT_EQ(results[0]->size() + results[1]->size(), pg::EmbeddedMigrations().size())
+    EXPECT_EQ(results[0]->versions.size() + results[1]->versions.size(),
+              pg::EmbeddedMigrations().size())
         << "round " << round;
+    // And the schema files once.
+    EXPECT_NE(results[0]->definitions, results[1]->definitions) << "round " << round;
     EXPECT_EQ(Applied(db), AllVersions());
     EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_migrations WHERE version = '0001_init'"), "1");
     for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
@@ -141,6 +146,61 @@ TEST(MigrateTest, ReadyOnlyOnceEveryMigrationIsApplied) {
   auto missing = store.Ready();
   ASSERT_TRUE(missing) << missing.error().message;
   EXPECT_FALSE(*missing);
+  db.Exec("INSERT INTO schema_migrations (version) VALUES ('0001_init')");
+
+  // Nor one missing the binary's schema files.
+  db.Exec("DELETE FROM schema_definitions");
+  auto without_schema = store.Ready();
+  ASSERT_TRUE(without_schema) << without_schema.error().message;
+  EXPECT_FALSE(*without_schema);
+  ASSERT_TRUE(pg::Migrate(db.url(), pg::EmbeddedMigrations()));
+  auto again = store.Ready();
+  ASSERT_TRUE(again && *again);
+}
+
+// The embedded schema files plus a probe function, as a binary with newer definitions has
+// them.
+pg::Schema NewerSchema(const std::string& extra_file) {
+  pg::Schema schema = pg::EmbeddedSchema();
+  schema.hash += "-newer";
+  schema.files.push_back({"schema_probe",
+                          "CREATE OR REPLACE FUNCTION webhookd.schema_probe() RETURNS int LANGUAGE "
+                          "sql AS 'SELECT 1'"});
+  if (!extra_file.empty()) schema.files.push_back({"zz_broken", extra_file});
+  return schema;
+}
+
+bool ProbeExists(TestDatabase& db) {
+  return db.Scalar("SELECT to_regproc('webhookd.schema_probe') IS NOT NULL") == "t";
+}
+
+TEST(MigrateTest, SchemaFilesWithANewHashAreAppliedOnceAfterTheMigrations) {
+  TestDatabase db(true);
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "1");
+  ASSERT_FALSE(ProbeExists(db));
+
+  auto newer = pg::Migrate(db.url(), pg::EmbeddedMigrations(), NewerSchema(""));
+  ASSERT_TRUE(newer) << newer.error().message;
+  EXPECT_TRUE(newer->versions.empty());
+  EXPECT_TRUE(newer->definitions);
+  EXPECT_TRUE(ProbeExists(db));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "2");
+
+  // Applied once: dropping what it made shows whether a second run applies it again.
+  db.Exec("DROP FUNCTION webhookd.schema_probe()");
+  ASSERT_TRUE(pg::Migrate(db.url(), pg::EmbeddedMigrations(), NewerSchema("")));
+  EXPECT_FALSE(ProbeExists(db));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "2");
+}
+
+TEST(MigrateTest, AFailingSchemaFileLeavesNoTrace) {
+  TestDatabase db(true);
+  auto r = pg::Migrate(db.url(), pg::EmbeddedMigrations(), NewerSchema("SELECT 1/0"));
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, ::testing::HasSubstr("zz_broken.sql"));
+  // The files before it went with it, and the hash is not recorded.
+  EXPECT_FALSE(ProbeExists(db));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "1");
 }
 
 // A database made by a release before 0.2 (tables in public, migrations 0001-0003 applied)
@@ -186,7 +246,7 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
   auto applied = pg::Migrate(db.url(), all);
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_THAT(
-      *applied,
+      applied->versions,
       ::testing::ElementsAre(
           "0004_schema_webhookd", "0005_secret_rotation", "0006_tenants", "0008_purge_indexes",
           "0009_publish", "0010_event_type_keys", "0011_protection",
@@ -230,7 +290,7 @@ TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
   // A second run moves nothing and applies nothing.
   auto again = pg::Migrate(db.url(), all);
   ASSERT_TRUE(again);
-  EXPECT_TRUE(again->empty());
+  EXPECT_TRUE(again->versions.empty());
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM public.orders"), "1");
 }
 

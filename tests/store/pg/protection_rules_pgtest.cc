@@ -1,7 +1,7 @@
 // The rules of receiver protection, stated as tables of scenarios and run against the SQL
 // that executes them: the outcome statement (store/pg/sql/record_outcomes.sql: the circuit
-// breaker, the adaptive cap, disabling) and the claim (webhookd.claim_due, latest
-// definition in migrations/0011_protection.sql: what a circuit lets through, the cap in
+// breaker, the adaptive cap, disabling) and the claim (webhookd.claim_due,
+// store/pg/schema/claim_due.sql: what a circuit lets through, the cap in
 // force, the token bucket). These statements are the only implementation of the rules;
 // each row below is one rule with literal expectations, so a change to the SQL that
 // changes a rule fails here by name. (protection_pgtest.cc covers the paths around them:

@@ -1,4 +1,4 @@
-// webhookd.publish (migrations/0009_publish.sql, 0016): publishing inside the application's own
+// webhookd.publish (store/pg/schema/publish.sql): publishing inside the application's own
 // transaction. Called as an application would, on a connection without webhookd's
 // search_path.
 #include <gmock/gmock.h>

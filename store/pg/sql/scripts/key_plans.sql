@@ -5,7 +5,7 @@
 -- 50,000 rows and more; made when few deliveries were in flight, a hash join against all
 -- of them was kept when 1,024 were. Without scans of whole tables and hash or merge joins,
 -- every plan they have is a key lookup per row, whatever the table held when it was
--- made. The claim function sets its own (migrations/0023-0025).
+-- made. The claim function sets its own (store/pg/schema/claim_due.sql).
 SET enable_seqscan = off;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off

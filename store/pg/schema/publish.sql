@@ -1,0 +1,172 @@
+-- webhookd.publish: an event and its deliveries written in the caller's transaction, so
+-- the deliveries exist if and only if that transaction commits (the outbox pattern
+-- without an outbox). It validates as POST /v1/events does, with the same messages,
+-- raised with SQLSTATE 22023 as "<field>: <message>", and takes the producer's W3C trace
+-- context (docs/tracing.md): a valid traceparent is kept as given, an invalid one is
+-- ignored and the event gets a fresh trace.
+--
+-- Runs with its owner's rights, so a caller needs EXECUTE alone. Nobody but the owner
+-- holds it from PUBLIC; the grant to webhookd_publisher is given by the migrations
+-- (0009, 0016, 0022) only when that role is webhookd's own, and CREATE OR REPLACE keeps
+-- it. A new signature is a new function: drop the old one in a migration and carry the
+-- grant over as 0022 does.
+CREATE OR REPLACE FUNCTION webhookd.publish(type text, payload text, tenant_id text DEFAULT NULL::text, destination_id text DEFAULT NULL::text, idempotency_key text DEFAULT NULL::text, ordering_key text DEFAULT NULL::text, traceparent text DEFAULT NULL::text, tracestate text DEFAULT NULL::text)
+ RETURNS text
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'webhookd', 'pg_temp'
+AS $function$
+DECLARE
+  v_type text := publish.type;
+  v_tenant text := publish.tenant_id;
+  v_target bigint;
+  v_target_tenant text;
+  v_hash text;
+  v_event bigint;
+  v_held record;
+  v_doc json;
+  v_filtered jsonb;
+  v_deliveries int;
+  v_traceparent text := valid_traceparent(publish.traceparent);
+  v_tracestate text;
+BEGIN
+  -- A tracestate goes with a valid traceparent only, and only as a printable list of at
+  -- most 512 bytes; an invalid context is ignored (a fresh trace), never refused.
+  IF v_traceparent IS NOT NULL AND char_length(publish.tracestate) <= 512
+     AND publish.tracestate ~ '^[ -~]*$' THEN
+    v_tracestate := nullif(btrim(publish.tracestate, E' \t'), '');
+  END IF;
+  IF v_type IS NULL THEN
+    RAISE EXCEPTION 'type: is required' USING ERRCODE = '22023';
+  ELSIF NOT is_valid_event_type(v_type) THEN
+    RAISE EXCEPTION 'type: must be 1-255 characters of A-Z a-z 0-9 . _ : -' USING ERRCODE = '22023';
+  ELSIF v_type LIKE 'webhookd.%' THEN
+    RAISE EXCEPTION 'type: types starting with "webhookd." are reserved for webhookd''s own events'
+      USING ERRCODE = '22023';
+  END IF;
+  IF (SELECT c.mode FROM event_catalog c) = 'strict'
+     AND NOT EXISTS (SELECT 1 FROM event_types t WHERE t.name = v_type) THEN
+    RAISE EXCEPTION 'type: is not in the event catalog (WEBHOOKD_EVENT_TYPES is strict)'
+      USING ERRCODE = '22023';
+  END IF;
+  IF payload IS NULL THEN
+    RAISE EXCEPTION 'payload: is required' USING ERRCODE = '22023';
+  END IF;
+  BEGIN
+    -- json, not jsonb: it checks the syntax alone, as the API does (jsonb would refuse
+    -- \u0000 and fold duplicate keys); the text itself is what is kept.
+    v_doc := payload::json;
+  EXCEPTION WHEN invalid_text_representation THEN
+    RAISE EXCEPTION 'payload: must be a JSON object' USING ERRCODE = '22023';
+  END;
+  IF json_typeof(v_doc) <> 'object' THEN
+    RAISE EXCEPTION 'payload: must be a JSON object' USING ERRCODE = '22023';
+  END IF;
+  -- The API's limits: its body size (webhookd.max_payload_bytes when the operator set it
+  -- for the database, else WEBHOOKD_MAX_PAYLOAD_BYTES' default) and nesting depth.
+  IF octet_length(payload) > coalesce(nullif(current_setting('webhookd.max_payload_bytes', true), '')::bigint,
+                                      262144) THEN
+    RAISE EXCEPTION 'payload: is larger than the largest accepted body (webhookd.max_payload_bytes, 262144 bytes unless set)'
+      USING ERRCODE = '22023';
+  END IF;
+  IF json_depth_exceeds(payload, 64) THEN
+    RAISE EXCEPTION 'payload: JSON nested deeper than 64 levels' USING ERRCODE = '22023';
+  END IF;
+  IF v_tenant IS NOT NULL AND NOT is_valid_tenant_id(v_tenant) THEN
+    RAISE EXCEPTION 'tenant_id: must be 1-128 characters of A-Z a-z 0-9 . _ : -'
+      USING ERRCODE = '22023';
+  END IF;
+  IF publish.ordering_key IS NOT NULL
+     AND (char_length(publish.ordering_key) NOT BETWEEN 1 AND 255
+          OR publish.ordering_key ~ '[\x01-\x1f\x7f]') THEN
+    RAISE EXCEPTION 'ordering_key: must be 1-255 characters without control characters'
+      USING ERRCODE = '22023';
+  END IF;
+  IF idempotency_key IS NOT NULL AND idempotency_key !~ '^[!-~]{1,255}$' THEN
+    RAISE EXCEPTION 'Idempotency-Key: must be 1-255 visible ASCII characters'
+      USING ERRCODE = '22023';
+  END IF;
+  IF publish.destination_id IS NOT NULL THEN
+    IF publish.destination_id !~ '^dst_[0-9]{1,18}$' THEN
+      RAISE EXCEPTION 'destination_id: no destination with that id' USING ERRCODE = '22023';
+    END IF;
+    SELECT d.id, d.tenant_id INTO v_target, v_target_tenant FROM destinations d
+     WHERE d.id = substr(publish.destination_id, 5)::bigint AND d.deleted_at IS NULL;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'destination_id: no destination with that id' USING ERRCODE = '22023';
+    ELSIF v_target_tenant IS DISTINCT FROM v_tenant THEN
+      IF v_tenant IS NOT NULL THEN
+        RAISE EXCEPTION 'destination_id: is not a destination of the event''s tenant'
+          USING ERRCODE = '22023';
+      END IF;
+      RAISE EXCEPTION 'destination_id: is a tenant''s destination; the event has no tenant_id'
+        USING ERRCODE = '22023';
+    END IF;
+  END IF;
+
+  IF idempotency_key IS NOT NULL THEN
+    -- The call's arguments stand for the request body.
+    v_hash := encode(sha256(convert_to(
+      json_build_array('sql', v_type, payload, v_tenant, publish.destination_id,
+                       publish.ordering_key)::text, 'UTF8')),
+      'hex');
+    -- Waits for a concurrent holder of the same key, as the API does.
+    -- Keys are the event's tenant's: two tenants' producers cannot collide.
+    INSERT INTO idempotency_keys AS k (tenant_scope, key, request_hash, event_id)
+    VALUES (coalesce(v_tenant, ''), idempotency_key, v_hash, 0)
+    ON CONFLICT (tenant_scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+       event_id = 0, created_at = now()
+     WHERE k.created_at < now() - interval '24 hours'
+    RETURNING k.event_id INTO v_event;
+    IF NOT FOUND THEN
+      SELECT k.request_hash, k.event_id INTO v_held FROM idempotency_keys k
+       WHERE k.tenant_scope = coalesce(v_tenant, '') AND k.key = idempotency_key;
+      IF v_held.request_hash <> v_hash THEN
+        RAISE EXCEPTION 'Idempotency-Key: was already used with a different request body'
+          USING ERRCODE = '22023';
+      END IF;
+      RETURN 'evt_' || v_held.event_id;
+    END IF;
+  END IF;
+
+  INSERT INTO events (type, payload, tenant_id, ordering_key, traceparent, tracestate)
+  VALUES (v_type, payload, v_tenant, publish.ordering_key,
+          coalesce(v_traceparent, new_traceparent()), v_tracestate)
+  RETURNING id INTO v_event;
+  IF idempotency_key IS NOT NULL THEN
+    UPDATE idempotency_keys k SET event_id = v_event
+     WHERE k.tenant_scope = coalesce(v_tenant, '') AND k.key = idempotency_key;
+  END IF;
+
+  -- The fan-out rule of store/pg/sql/fan_out.sql and fan_out_targeted.sql.
+  IF v_target IS NOT NULL THEN
+    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
+    SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
+     WHERE d.id = v_target AND d.enabled AND d.deleted_at IS NULL;
+  ELSE
+    -- The payload as jsonb only when a candidate has a filter (0019's header).
+    IF EXISTS (SELECT 1 FROM destinations d
+                WHERE d.filter IS NOT NULL AND d.enabled AND d.deleted_at IS NULL
+                  AND coalesce(d.tenant_id, '') = coalesce(v_tenant, '')
+                  AND event_type_matches(d.event_types, v_type)) THEN
+      v_filtered := payload_jsonb(payload);
+    END IF;
+    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
+    SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
+     WHERE d.enabled AND d.deleted_at IS NULL
+       AND coalesce(d.tenant_id, '') = coalesce(v_tenant, '')
+       AND event_type_matches(d.event_types, v_type)  -- a few rows, once per call
+       AND (d.filter_path IS NULL OR jsonb_path_match(v_filtered, d.filter_path, '{}', true))
+     ORDER BY d.id;
+  END IF;
+  GET DIAGNOSTICS v_deliveries = ROW_COUNT;
+  -- Delivered to listeners only when the caller's transaction commits; never if it
+  -- rolls back. The channel is store/pg/locks.h's kWakeupChannel.
+  IF v_deliveries > 0 THEN
+    PERFORM pg_notify('webhookd_wakeup', '');
+  END IF;
+  RETURN 'evt_' || v_event;
+END
+$function$;
+
+REVOKE ALL ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text) FROM PUBLIC;

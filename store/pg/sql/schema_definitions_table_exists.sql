@@ -1,0 +1,1 @@
+SELECT to_regclass('webhookd.schema_definitions') IS NOT NULL

@@ -181,6 +181,188 @@ Result<pg::Migrated> ApplyMigrations(const std::string& database_url) {
   return pg::Migrate(database_url, pg::EmbeddedMigrations());
 }
 
+namespace {
+
+// The REST API of `server` and `all`: its handlers and the key check.
+struct ApiPart {
+  std::unique_ptr<Api> rest;
+  std::unique_ptr<Authenticator> auth;
+};
+
+ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing& tracing,
+                Metrics& metrics) {
+  // webhookd.publish() reads WEBHOOKD_EVENT_TYPES from the database (docs/catalog.md).
+  auto mode = store.SetEventTypesMode(config.strict_event_types ? EventTypesMode::kStrict
+                                                                : EventTypesMode::kOpen);
+  if (!mode) {
+    Log(LogLevel::kWarn, "could not record WEBHOOKD_EVENT_TYPES for webhookd.publish()",
+        {{"error", mode.error().message}});
+  }
+  ApiOptions options;
+  options.allow_private_destinations = config.allow_private_destinations;
+  options.destination_max_in_flight = config.destination_max_in_flight;
+  options.secret_grace = config.secret_grace;
+  options.public_url = config.public_url;
+  options.max_destinations_per_tenant = config.max_destinations_per_tenant;
+  options.strict_event_types = config.strict_event_types;
+  options.spans = tracing.sink();
+  options.sampler = tracing.sampler();
+  ApiPart part;
+  part.rest =
+      std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store, store},
+                            resolver, options, &metrics);
+  part.auth = std::make_unique<Authenticator>(store);
+  return part;
+}
+
+// The listener: the API and the operations routes on WEBHOOKD_ADDR (`server`, `all`), or
+// a worker's operations routes alone on WEBHOOKD_WORKER_ADDR (none when turned off).
+struct Listener {
+  std::unique_ptr<HttpServer> http;
+  std::string addr;  // host:port as bound, [v6]:port for IPv6
+  int port = 0;
+};
+
+// Bound here, so that a port in use stops start-up.
+Result<Listener> MakeListener(Store& store, ApiPart& api, const Config& config, Mode mode,
+                              int64_t open_files, Metrics& metrics, CachedGauges& gauges) {
+  const bool serves_api = mode != Mode::kWorker;
+  const std::optional<ListenAddress> listen =
+      serves_api ? std::optional(config.addr) : config.worker_addr;
+  if (!listen) return Listener{};
+  HttpServer::Options options{*listen, config.max_payload_bytes, serves_api ? 128 : 4};
+  options.serve_ui = config.serve_ui;
+  const StoreUse use = serves_api ? StoreUse::kServer : StoreUse::kWorker;
+  options.max_connections =
+      ConnectionBudget(open_files, DescriptorReserve(config, use, mode != Mode::kServer), 10000);
+  options.max_connections_per_client = config.max_connections_per_client;
+  Log(LogLevel::kInfo, "connection limits",
+      {{"open_files", open_files},
+       {"max_connections", options.max_connections},
+       {"max_connections_per_client", options.max_connections_per_client}});
+  Listener listener;
+  listener.http = std::make_unique<HttpServer>(
+      store, api.rest.get(), api.auth.get(), options,
+      [&metrics](std::string_view route, int status) { metrics.CountRequest(route, status); },
+      [&metrics, &gauges] { return metrics.Render(gauges.Get()); });
+  auto bound = listener.http->Bind();
+  if (!bound) {
+    return Fail(ErrorKind::kUnavailable,
+                std::string(serves_api ? "WEBHOOKD_ADDR" : "WEBHOOKD_WORKER_ADDR") + ": " +
+                    bound.error().message);
+  }
+  listener.port = *bound;
+  const bool v6 = listen->host.find(':') != std::string::npos;
+  listener.addr =
+      (v6 ? "[" + listen->host + "]" : listen->host) + ":" + std::to_string(listener.port);
+  return listener;
+}
+
+// The deliveries of `worker` and `all`: the sender (one thread, libcurl's multi
+// interface) and the dispatcher that claims, sends through it and records.
+struct WorkerPart {
+  std::unique_ptr<CurlSender> sender;
+  std::unique_ptr<Dispatcher> dispatcher;
+};
+
+WorkerPart MakeWorker(Store& store, Clock& clock, Random& random, const RetryPolicy& policy,
+                      const Config& config, Tracing& tracing, Metrics& metrics) {
+  CurlSender::Options sender_options;
+  sender_options.connect_timeout = config.connect_timeout;
+  sender_options.attempt_timeout = config.attempt_timeout;
+  sender_options.allow_private = config.allow_private_destinations;
+  sender_options.proxy = config.egress_proxy;
+  WorkerPart part;
+  part.sender = std::make_unique<CurlSender>(sender_options);
+  Dispatcher::Options options;
+  options.concurrency = config.worker_concurrency;
+  options.claim_batch = std::min(config.worker_concurrency, 128);
+  options.lease = config.lease;
+  options.default_max_in_flight = config.destination_max_in_flight;
+  options.protection.circuit = {config.circuit_threshold, config.circuit_cooldown};
+  options.protection.disable_after = config.disable_after;
+  options.spans = tracing.sink();
+  options.sampler = tracing.sampler();
+  part.dispatcher =
+      std::make_unique<Dispatcher>(store, *part.sender, clock, random, policy, options, &metrics);
+  return part;
+}
+
+// Stores the bootstrap admin key on a thread of its own while the database is not up
+// yet. A revoked or expired key found then stops the process as a signal would; Serve
+// exits 1.
+class BootstrapRetry {
+ public:
+  BootstrapRetry(Store& store, std::string hash, const std::atomic<bool>& stopping)
+      : thread_([this, &store, hash = std::move(hash), &stopping] {
+          for (int i = 0; !stopping; ++i) {
+            auto ensured = store.EnsureAdminKey(hash);
+            if (ensured && *ensured != KeyStore::Bootstrap::kLive) {
+              refused_ = *ensured;
+              kill(getpid(), SIGTERM);
+              return;
+            }
+            if (ensured) return;
+            if (i == 0) Log(LogLevel::kWarn, "bootstrap admin key not stored yet; retrying");
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+          }
+        }) {}
+  BootstrapRetry(const BootstrapRetry&) = delete;
+  BootstrapRetry& operator=(const BootstrapRetry&) = delete;
+  ~BootstrapRetry() { Join(); }
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  KeyStore::Bootstrap refused() const { return refused_; }
+
+ private:
+  std::atomic<KeyStore::Bootstrap> refused_{KeyStore::Bootstrap::kLive};
+  std::thread thread_;
+};
+
+// Runs the listener on a thread and the claim loop on this one until SIGTERM or SIGINT
+// (or the listener ends on its own), then stops them in order: the listener closes, the
+// dispatcher drains.
+void RunUntilStopped(HttpServer* http, Dispatcher* dispatcher, const sigset_t& stop_signals,
+                     std::atomic<bool>& stopping, BootstrapRetry* bootstrap) {
+  std::thread http_thread;
+  if (http != nullptr) http_thread = std::thread([http] { http->Run(); });
+  std::atomic<bool> signalled{false};
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (signalled.exchange(true)) return;  // woken by ourselves below
+    Log(LogLevel::kInfo, "stopping", {{"signal", sig}});
+    stopping = true;
+    if (http != nullptr) http->Stop();
+    if (dispatcher != nullptr) dispatcher->Stop();
+  });
+
+  if (dispatcher != nullptr) dispatcher->Run();  // returns after Stop(), drained
+  if (http_thread.joinable()) http_thread.join();
+  stopping = true;
+  if (bootstrap != nullptr) bootstrap->Join();
+  // Nothing was signalled (the listener failed on its own): release the waiting thread.
+  // SIGTERM is blocked in every thread: this ends the signal thread's sigwait, it does not
+  // kill it.
+  if (!signalled.exchange(true)) {
+    // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread)
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+  }
+  signal_thread.join();
+}
+
+int64_t RaisedOpenFiles() {
+  // Idle connections are bounded by the per-client cap and the listener's budget, not by
+  // a default soft limit of 1,024 that a few hundred connections exhaust.
+  auto raised = RaiseOpenFileLimit();
+  if (raised) return *raised;
+  Log(LogLevel::kWarn, "could not raise the open-file limit", {{"error", raised.error().message}});
+  return 1024;
+}
+
+}  // namespace
+
 int Serve(const std::vector<std::string>& args, Mode mode) {
   const bool api = mode != Mode::kWorker;
   const bool worker = mode != Mode::kServer;
@@ -192,15 +374,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   auto config = LoadOrComplain();
   if (!config) return 2;
   const sigset_t stop_signals = BlockStopSignals();
-  // Idle connections are bounded by the per-client cap and the budget below, not by a
-  // default soft limit of 1,024 that a few hundred connections exhaust.
-  int64_t open_files = 1024;
-  if (auto raised = RaiseOpenFileLimit()) {
-    open_files = *raised;
-  } else {
-    Log(LogLevel::kWarn, "could not raise the open-file limit",
-        {{"error", raised.error().message}});
-  }
+  const int64_t open_files = RaisedOpenFiles();
 
   SystemClock clock;
   SystemRandom random;
@@ -230,54 +404,12 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     if (ensured) bootstrap_hash.reset();  // stored; otherwise retried in the background
   }
 
-  std::unique_ptr<Api> rest;
-  std::unique_ptr<Authenticator> auth;
-  if (api) {
-    // webhookd.publish() reads WEBHOOKD_EVENT_TYPES from the database (docs/catalog.md).
-    auto mode = store.SetEventTypesMode(config->strict_event_types ? EventTypesMode::kStrict
-                                                                   : EventTypesMode::kOpen);
-    if (!mode) {
-      Log(LogLevel::kWarn, "could not record WEBHOOKD_EVENT_TYPES for webhookd.publish()",
-          {{"error", mode.error().message}});
-    }
-    ApiOptions api_options;
-    api_options.allow_private_destinations = config->allow_private_destinations;
-    api_options.destination_max_in_flight = config->destination_max_in_flight;
-    api_options.secret_grace = config->secret_grace;
-    api_options.public_url = config->public_url;
-    api_options.max_destinations_per_tenant = config->max_destinations_per_tenant;
-    api_options.strict_event_types = config->strict_event_types;
-    api_options.spans = tracing.sink();
-    api_options.sampler = tracing.sampler();
-    rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store, store},
-                                 resolver, api_options, &metrics);
-    auth = std::make_unique<Authenticator>(store);
-  }
-  std::optional<ListenAddress> listen = api ? std::optional(config->addr) : config->worker_addr;
-  std::unique_ptr<HttpServer> http;
-  int port = 0;
-  if (listen) {
-    HttpServer::Options options{*listen, config->max_payload_bytes, api ? 128 : 4};
-    options.serve_ui = config->serve_ui;
-    const StoreUse use = api ? StoreUse::kServer : StoreUse::kWorker;
-    options.max_connections =
-        ConnectionBudget(open_files, DescriptorReserve(*config, use, worker), 10000);
-    options.max_connections_per_client = config->max_connections_per_client;
-    Log(LogLevel::kInfo, "connection limits",
-        {{"open_files", open_files},
-         {"max_connections", options.max_connections},
-         {"max_connections_per_client", options.max_connections_per_client}});
-    http = std::make_unique<HttpServer>(
-        store, rest.get(), auth.get(), options,
-        [&metrics](std::string_view route, int status) { metrics.CountRequest(route, status); },
-        [&metrics, &gauges] { return metrics.Render(gauges.Get()); });
-    auto bound = http->Bind();
-    if (!bound) {
-      std::fprintf(stderr, "webhookd: %s: %s\n", api ? "WEBHOOKD_ADDR" : "WEBHOOKD_WORKER_ADDR",
-                   bound.error().message.c_str());
-      return 1;
-    }
-    port = *bound;
+  ApiPart rest;
+  if (api) rest = MakeApi(store, resolver, *config, tracing, metrics);
+  auto listener = MakeListener(store, rest, *config, mode, open_files, metrics, gauges);
+  if (!listener) {
+    std::fprintf(stderr, "webhookd: %s\n", listener.error().message.c_str());
+    return 1;
   }
 
   // Retention and the erasing of expired secrets, in the processes that serve the API
@@ -288,92 +420,33 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     purger->Start();
   }
 
-  std::thread bootstrap;
   std::atomic<bool> stopping{false};
-  std::atomic<KeyStore::Bootstrap> bootstrap_refused{KeyStore::Bootstrap::kLive};
+  std::unique_ptr<BootstrapRetry> bootstrap;
   if (bootstrap_hash) {
-    // The database was not up yet: keep trying in the background. A revoked or expired key
-    // found then stops the process as a signal would, and it exits 1.
-    bootstrap = std::thread([&] {
-      for (int i = 0; !stopping; ++i) {
-        auto ensured = store.EnsureAdminKey(*bootstrap_hash);
-        if (ensured && *ensured != KeyStore::Bootstrap::kLive) {
-          bootstrap_refused = *ensured;
-          kill(getpid(), SIGTERM);
-          return;
-        }
-        if (ensured) return;
-        if (i == 0) Log(LogLevel::kWarn, "bootstrap admin key not stored yet; retrying");
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      }
-    });
+    bootstrap = std::make_unique<BootstrapRetry>(store, std::move(*bootstrap_hash), stopping);
   }
 
   RetryPolicy policy(config->retry_schedule, config->retry_jitter);
-  std::unique_ptr<CurlSender> sender;
-  std::unique_ptr<Dispatcher> dispatcher;
-  if (worker) {
-    CurlSender::Options sender_options;
-    sender_options.connect_timeout = config->connect_timeout;
-    sender_options.attempt_timeout = config->attempt_timeout;
-    sender_options.allow_private = config->allow_private_destinations;
-    sender_options.proxy = config->egress_proxy;
-    sender = std::make_unique<CurlSender>(sender_options);
-    Dispatcher::Options options;
-    options.concurrency = config->worker_concurrency;
-    options.claim_batch = std::min(config->worker_concurrency, 128);
-    options.lease = config->lease;
-    options.default_max_in_flight = config->destination_max_in_flight;
-    options.protection.circuit = {config->circuit_threshold, config->circuit_cooldown};
-    options.protection.disable_after = config->disable_after;
-    options.spans = tracing.sink();
-    options.sampler = tracing.sampler();
-    dispatcher =
-        std::make_unique<Dispatcher>(store, *sender, clock, random, policy, options, &metrics);
-  }
-
-  std::thread http_thread;
-  if (http) http_thread = std::thread([&] { http->Run(); });
-  std::atomic<bool> signalled{false};
-  std::thread signal_thread([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    if (signalled.exchange(true)) return;  // woken by ourselves below
-    Log(LogLevel::kInfo, "stopping", {{"signal", sig}});
-    stopping = true;
-    if (http) http->Stop();
-    if (dispatcher) dispatcher->Stop();
-  });
+  WorkerPart deliveries;
+  if (worker) deliveries = MakeWorker(store, clock, random, policy, *config, tracing, metrics);
 
   Log(LogLevel::kInfo, "webhookd started",
       {{"mode", api && worker ? "all"
                 : api         ? "server"
                               : "worker"},
-       {"port", port},
+       {"port", listener->port},
        {"version", WEBHOOKD_VERSION}});
-  if (http) {
+  if (listener->http) {
     // The port bound, for whoever started the process with port 0; a log line like the
     // others, so a reader of the log parses every line as JSON.
-    const bool v6 = listen->host.find(':') != std::string::npos;
-    Log(LogLevel::kInfo, "listening",
-        {{"addr", (v6 ? "[" + listen->host + "]" : listen->host) + ":" + std::to_string(port)}});
+    Log(LogLevel::kInfo, "listening", {{"addr", listener->addr}});
   }
-
-  if (dispatcher) dispatcher->Run();  // returns after Stop(), drained
-  if (http_thread.joinable()) http_thread.join();
-  stopping = true;
-  if (bootstrap.joinable()) bootstrap.join();
-  // Nothing was signalled (the listener failed on its own): release the waiting thread.
-  // SIGTERM is blocked in every thread: this ends the signal thread's sigwait, it does not
-  // kill it.
-  if (!signalled.exchange(true)) {
-    // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread)
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
-  }
-  signal_thread.join();
+  RunUntilStopped(listener->http.get(), deliveries.dispatcher.get(), stop_signals, stopping,
+                  bootstrap.get());
   if (purger) purger->Stop();
   Log(LogLevel::kInfo, "webhookd stopped");
-  if (bootstrap_refused != KeyStore::Bootstrap::kLive) return RefuseBootstrapKey(bootstrap_refused);
+  const KeyStore::Bootstrap refused = bootstrap ? bootstrap->refused() : KeyStore::Bootstrap::kLive;
+  if (refused != KeyStore::Bootstrap::kLive) return RefuseBootstrapKey(refused);
   return 0;
 }
 

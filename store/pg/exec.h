@@ -17,6 +17,9 @@ namespace webhookd::pg {
 // Runs a statement of sql/ (prepared on every connection under its name).
 pqxx::result Exec(pqxx::transaction_base& tx, const Query& q, const Params& params = Params());
 
+// Runs the statement `params` were bound for, once each of its parameters is.
+pqxx::result Exec(pqxx::transaction_base& tx, const NamedParams& params);
+
 // Wakes the workers when `tx` commits (NOTIFY is transactional).
 void NotifyWakeup(pqxx::transaction_base& tx);
 
@@ -69,6 +72,22 @@ Result<Listing<T>> ListPage(PgPool& pool, const Query& query, const Params& para
     pqxx::nontransaction tx(c);
     Listing<T> listing;
     for (const auto& row : Exec(tx, query, params)) listing.items.push_back(to_item(row));
+    if (static_cast<int>(listing.items.size()) > page.limit) {
+      listing.items.resize(page.limit);
+      listing.next_before_id = listing.items.back().id;
+    }
+    return listing;
+  });
+}
+
+// The same, for a statement bound by name.
+template <typename T>
+Result<Listing<T>> ListPage(PgPool& pool, const NamedParams& params, const Page& page,
+                            T (*to_item)(const pqxx::row&)) {
+  return RunOn(pool, [&](pqxx::connection& c) -> Result<Listing<T>> {
+    pqxx::nontransaction tx(c);
+    Listing<T> listing;
+    for (const auto& row : Exec(tx, params)) listing.items.push_back(to_item(row));
     if (static_cast<int>(listing.items.size()) > page.limit) {
       listing.items.resize(page.limit);
       listing.next_before_id = listing.items.back().id;

@@ -21,16 +21,16 @@ std::optional<std::string_view> ReasonParam(const DeadLetterFilter& filter) {
 Result<Listing<DeadLetter>> PgDeadLetterStore::ListDeadLetters(const DeadLetterFilter& filter,
                                                                const Page& page,
                                                                const Scope& scope) {
-  return ListPage<DeadLetter>(pool_, sql::kListDeadLetters,
-                              Params()
-                                  .Add(filter.destination_id)
-                                  .Add(ReasonParam(filter))
-                                  .Add(filter.since)
-                                  .Add(filter.until)
-                                  .Add(page.before_id)
-                                  .Add(page.limit + 1)
-                                  .Add(filter.tenant_id)
-                                  .Add(scope.tenant_id),
+  return ListPage<DeadLetter>(pool_,
+                              NamedParams(sql::kListDeadLetters)
+                                  .Set("destination_id", filter.destination_id)
+                                  .Set("reason", ReasonParam(filter))
+                                  .Set("since", filter.since)
+                                  .Set("until", filter.until)
+                                  .Set("before_id", page.before_id)
+                                  .Set("limit", page.limit + 1)
+                                  .Set("tenant_id", filter.tenant_id)
+                                  .Set("scope_tenant_id", scope.tenant_id),
                               page, ToDeadLetter);
 }
 
@@ -87,15 +87,14 @@ Result<DeadLetterStore::BulkReplay> PgDeadLetterStore::ReplayDeadLetters(
         break;
       }
       pqxx::work tx(c);
-      auto r = Exec(tx, sql::kReplayDeadLetterChunk,
-                    Params()
-                        .Add(filter.destination_id)
-                        .Add(ReasonParam(filter))
-                        .Add(filter.since)
-                        .Add(filter.until)
-                        .Add(chunk)
-                        .Add(filter.tenant_id)
-                        .Add(scope.tenant_id));
+      auto r = Exec(tx, NamedParams(sql::kReplayDeadLetterChunk)
+                            .Set("destination_id", filter.destination_id)
+                            .Set("reason", ReasonParam(filter))
+                            .Set("since", filter.since)
+                            .Set("until", filter.until)
+                            .Set("limit", chunk)
+                            .Set("tenant_id", filter.tenant_id)
+                            .Set("scope_tenant_id", scope.tenant_id));
       const int64_t n = r[0][0].as<int64_t>();
       if (n > 0) NotifyWakeup(tx);
       tx.commit();

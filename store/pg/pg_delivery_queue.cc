@@ -130,15 +130,14 @@ Result<RecordedOutcomes> PgDeliveryQueue::RecordSuccesses(std::span<const Attemp
   }
   return RunOn(pool_, [&](pqxx::connection& c) -> Result<RecordedOutcomes> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server
-    auto r = Exec(tx, sql::kRecordSuccesses,
-                  Params()
-                      .Add(ids.Finish())
-                      .Add(tokens.Finish())
-                      .Add(numbers.Finish())
-                      .Add(started.Finish())
-                      .Add(durations.Finish())
-                      .Add(codes.Finish())
-                      .Add(bodies.Finish()));
+    auto r = Exec(tx, NamedParams(sql::kRecordSuccesses)
+                          .Set("ids", ids.Finish())
+                          .Set("claim_tokens", tokens.Finish())
+                          .Set("attempt_numbers", numbers.Finish())
+                          .Set("started_at", started.Finish())
+                          .Set("durations_ms", durations.Finish())
+                          .Set("status_codes", codes.Finish())
+                          .Set("response_bodies", bodies.Finish()));
     RecordedOutcomes recorded;
     recorded.applied.reserve(r.size());
     for (const auto& row : r) recorded.applied.push_back(row[0].as<int64_t>());
@@ -177,30 +176,30 @@ Result<RecordedOutcomes> PgDeliveryQueue::RecordWithProtection(
   }
   return RunOn(pool_, [&](pqxx::connection& c) -> Result<RecordedOutcomes> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
-    auto r = Exec(tx, sql::kRecordOutcomes,
-                  Params()
-                      .Add(ids.Finish())
-                      .Add(tokens.Finish())
-                      .Add(numbers.Finish())
-                      .Add(started.Finish())
-                      .Add(durations.Finish())
-                      .Add(codes.Finish())
-                      .Add(errors.Finish())
-                      .Add(bodies.Finish())
-                      .Add(outcomes.Finish())
-                      .Add(statuses.Finish())
-                      .Add(waits.Finish())
-                      .Add(reasons.Finish())
-                      .Add(disables.Finish())
-                      .Add(probes.Finish())
-                      .Add(protection.circuit.threshold)
-                      .Add(static_cast<int64_t>(protection.circuit.cooldown.count()))
-                      .Add(static_cast<int64_t>(CircuitSettings::kMaxCooldown.count()))
-                      .Add(std::to_string(CircuitSettings::kJitter))
-                      .Add(static_cast<int64_t>(protection.disable_after.count()))
-                      .Add(protection.default_max_in_flight)
-                      .Add(kWakeupChannel)
-                      .Add(jitters.Finish()));
+    NamedParams params(sql::kRecordOutcomes);
+    params.Set("ids", ids.Finish())
+        .Set("claim_tokens", tokens.Finish())
+        .Set("attempt_numbers", numbers.Finish())
+        .Set("started_at", started.Finish())
+        .Set("durations_ms", durations.Finish())
+        .Set("status_codes", codes.Finish())
+        .Set("errors", errors.Finish())
+        .Set("response_bodies", bodies.Finish())
+        .Set("outcomes", outcomes.Finish())
+        .Set("next_statuses", statuses.Finish())
+        .Set("waits_us", waits.Finish())
+        .Set("dead_letter_reasons", reasons.Finish())
+        .Set("disables", disables.Finish())
+        .Set("probes", probes.Finish())
+        .Set("jitters", jitters.Finish());
+    params.Set("circuit_threshold", protection.circuit.threshold)
+        .Set("first_cooldown_us", static_cast<int64_t>(protection.circuit.cooldown.count()))
+        .Set("longest_cooldown_us", static_cast<int64_t>(CircuitSettings::kMaxCooldown.count()))
+        .Set("probe_jitter", std::to_string(CircuitSettings::kJitter))
+        .Set("disable_after_us", static_cast<int64_t>(protection.disable_after.count()))
+        .Set("default_max_in_flight", protection.default_max_in_flight)
+        .Set("wakeup_channel", kWakeupChannel);
+    auto r = Exec(tx, params);
     RecordedOutcomes recorded;
     recorded.applied.reserve(r.size());
     for (const auto& row : r) {

@@ -62,27 +62,28 @@ Result<Destination> PgDestinationStore::CreateDestination(const Destination& d,
     }
     if (d.filter) WEBHOOKD_RETURN_IF_ERROR(CheckFilter(tx, *d.filter));
     const Destination sealed = Sealed(d);
-    auto r = Exec(tx, sql::kCreateDestination,
-                  Params()
-                      .Add(d.url)
-                      .Add(d.description)
-                      .Add(TextArray(d.event_types))
-                      .Add(sealed.secret)
-                      .Add(HeadersJson(sealed.headers))
-                      .Add(d.enabled)
-                      .Add(d.max_in_flight)
-                      .Add(d.tenant_id)
-                      .Add(d.rate_limit)
-                      .Add(OrderingName(d.ordering))
-                      .Add(OnDeadLetterName(d.on_dead_letter))
-                      .Add(d.filter)
-                      .Add(sealed.tls ? sealed.tls->client_certificate : std::nullopt)
-                      .Add(sealed.tls ? sealed.tls->client_key : std::nullopt)
-                      .Add(sealed.tls ? sealed.tls->ca_certificate : std::nullopt)
-                      .Add(sealed.auth ? std::optional(sealed.auth->token_url) : std::nullopt)
-                      .Add(sealed.auth ? std::optional(sealed.auth->client_id) : std::nullopt)
-                      .Add(sealed.auth ? std::optional(sealed.auth->client_secret) : std::nullopt)
-                      .Add(sealed.auth ? sealed.auth->scope : std::nullopt));
+    NamedParams params(sql::kCreateDestination);
+    params.Set("url", d.url)
+        .Set("description", d.description)
+        .Set("event_types", TextArray(d.event_types))
+        .Set("secret", sealed.secret)
+        .Set("headers", HeadersJson(sealed.headers))
+        .Set("enabled", d.enabled)
+        .Set("max_in_flight", d.max_in_flight)
+        .Set("tenant_id", d.tenant_id)
+        .Set("rate_limit", d.rate_limit)
+        .Set("ordering", OrderingName(d.ordering))
+        .Set("on_dead_letter", OnDeadLetterName(d.on_dead_letter))
+        .Set("filter", d.filter)
+        .Set("tls_client_certificate", sealed.tls ? sealed.tls->client_certificate : std::nullopt)
+        .Set("tls_client_key", sealed.tls ? sealed.tls->client_key : std::nullopt)
+        .Set("tls_ca_certificate", sealed.tls ? sealed.tls->ca_certificate : std::nullopt)
+        .Set("auth_token_url", sealed.auth ? std::optional(sealed.auth->token_url) : std::nullopt)
+        .Set("auth_client_id", sealed.auth ? std::optional(sealed.auth->client_id) : std::nullopt)
+        .Set("auth_client_secret",
+             sealed.auth ? std::optional(sealed.auth->client_secret) : std::nullopt)
+        .Set("auth_scope", sealed.auth ? sealed.auth->scope : std::nullopt);
+    auto r = Exec(tx, params);
     tx.commit();
     return Opened(ToDestination(r[0]));
   });
@@ -125,88 +126,60 @@ Result<Destination> PgDestinationStore::UpdateDestination(int64_t id, const Dest
       WEBHOOKD_ASSIGN_OR_RETURN(const Destination stored, Opened(ToDestination(locked[0])));
       WEBHOOKD_RETURN_IF_ERROR(check(stored));
     }
-    Params params;
-    params.Add(id).Add(f.url).Add(f.description).Add(f.event_types.has_value());
-    if (f.event_types) {
-      params.Add(TextArray(*f.event_types));
-    } else {
-      params.AddNull();
-    }
-    if (f.secret) {
-      params.Add(box_.Seal(*f.secret));
-    } else {
-      params.AddNull();
-    }
+    NamedParams params(sql::kUpdateDestination);
+    params.Set("id", id).Set("url", f.url).Set("description", f.description);
+    params.Set("event_types_given", f.event_types.has_value());
+    params.Set("event_types",
+               f.event_types ? std::optional(TextArray(*f.event_types)) : std::nullopt);
+    params.Set("secret", f.secret ? std::optional(box_.Seal(*f.secret)) : std::nullopt);
+    std::optional<std::string> headers;
     if (f.headers) {
       Headers sealed = *f.headers;
       for (auto& header : sealed) {
         // The hidden marker keeps the stored value; sealed it would be a new one.
         if (header.second != kHiddenHeaderValue) header.second = box_.Seal(header.second);
       }
-      params.Add(HeadersJson(sealed));
-    } else {
-      params.AddNull();
+      headers = HeadersJson(sealed);
     }
-    params.Add(f.enabled).Add(f.max_in_flight.has_value());
-    if (f.max_in_flight) {
-      params.Add(*f.max_in_flight);
-    } else {
-      params.AddNull();
-    }
-    params.Add(scope.tenant_id).Add(f.tenant_id.has_value());
-    if (f.tenant_id) {
-      params.Add(*f.tenant_id);
-    } else {
-      params.AddNull();
-    }
-    params.Add(f.rate_limit.has_value());
-    if (f.rate_limit) {
-      params.Add(*f.rate_limit);
-    } else {
-      params.AddNull();
-    }
-    if (f.ordering) {
-      params.Add(OrderingName(*f.ordering));
-    } else {
-      params.AddNull();
-    }
-    if (f.on_dead_letter) {
-      params.Add(OnDeadLetterName(*f.on_dead_letter));
-    } else {
-      params.AddNull();
-    }
-    params.Add(f.filter.has_value());
+    params.Set("headers", headers).Set("enabled", f.enabled);
+    params.Set("max_in_flight_given", f.max_in_flight.has_value());
+    params.Set("max_in_flight", f.max_in_flight.value_or(std::nullopt));
+    params.Set("scope_tenant_id", scope.tenant_id);
+    params.Set("tenant_id_given", f.tenant_id.has_value());
+    params.Set("tenant_id", f.tenant_id.value_or(std::nullopt));
+    params.Set("rate_limit_given", f.rate_limit.has_value());
+    params.Set("rate_limit", f.rate_limit.value_or(std::nullopt));
+    params.Set("ordering", f.ordering ? std::optional(OrderingName(*f.ordering)) : std::nullopt);
+    params.Set("on_dead_letter", f.on_dead_letter
+                                     ? std::optional(OnDeadLetterName(*f.on_dead_letter))
+                                     : std::nullopt);
+    params.Set("filter_given", f.filter.has_value());
     if (f.filter && *f.filter) {
       WEBHOOKD_RETURN_IF_ERROR(CheckFilter(tx, **f.filter));
-      params.Add(**f.filter);
+      params.Set("filter", **f.filter);
     } else {
-      params.AddNull();
+      params.SetNull("filter");
     }
-    params.Add(f.tls.has_value());
-    if (f.tls && *f.tls) {
-      const DestinationTls& tls = **f.tls;
-      params.Add(tls.client_certificate);
-      // The hidden marker keeps the stored key; sealed it would be a new one.
-      if (tls.client_key && *tls.client_key != kHiddenHeaderValue) {
-        params.Add(box_.Seal(*tls.client_key));
-      } else {
-        params.Add(tls.client_key);
-      }
-      params.Add(tls.ca_certificate);
-    } else {
-      params.AddNull().AddNull().AddNull();
+    params.Set("tls_given", f.tls.has_value());
+    const std::optional<DestinationTls> tls = f.tls.value_or(std::nullopt);
+    std::optional<std::string> tls_key = tls ? tls->client_key : std::nullopt;
+    // The hidden marker keeps the stored key; sealed it would be a new one.
+    if (tls_key && *tls_key != kHiddenHeaderValue) tls_key = box_.Seal(*tls_key);
+    params.Set("tls_client_certificate", tls ? tls->client_certificate : std::nullopt)
+        .Set("tls_client_key", tls_key)
+        .Set("tls_ca_certificate", tls ? tls->ca_certificate : std::nullopt);
+    params.Set("auth_given", f.auth.has_value());
+    const std::optional<DestinationAuth> auth = f.auth.value_or(std::nullopt);
+    std::optional<std::string> auth_secret;
+    if (auth) {
+      auth_secret = auth->client_secret == kHiddenHeaderValue ? auth->client_secret
+                                                              : box_.Seal(auth->client_secret);
     }
-    params.Add(f.auth.has_value());
-    if (f.auth && *f.auth) {
-      const DestinationAuth& auth = **f.auth;
-      params.Add(auth.token_url).Add(auth.client_id);
-      params.Add(auth.client_secret == kHiddenHeaderValue ? auth.client_secret
-                                                          : box_.Seal(auth.client_secret));
-      params.Add(auth.scope);
-    } else {
-      params.AddNull().AddNull().AddNull().AddNull();
-    }
-    auto r = Exec(tx, sql::kUpdateDestination, params);
+    params.Set("auth_token_url", auth ? std::optional(auth->token_url) : std::nullopt)
+        .Set("auth_client_id", auth ? std::optional(auth->client_id) : std::nullopt)
+        .Set("auth_client_secret", auth_secret)
+        .Set("auth_scope", auth ? auth->scope : std::nullopt);
+    auto r = Exec(tx, params);
     if (r.empty()) {
       // Nothing matched: an unknown id (or one outside the scope), or a patch naming
       // another tenant_id. Only a destination the caller may see can be the latter.

@@ -26,15 +26,14 @@ Result<IngestReceipt> PgEventStore::InsertEvent(const NewEvent& event,
         auto live = Exec(tx, sql::kFindApiKey, Params().Add(event.verify_key_hash));
         if (live.empty() || ToApiKey(live[0]).role == Role::kTenant) return KeyNotLive();
       }
-      auto ev = Exec(tx, sql::kInsertEvent,
-                     Params()
-                         .Add(event.type)
-                         .Add(event.payload)
-                         .Add(event.tenant_id)
-                         .Add(event.ordering_key)
-                         .Add(event.catalog_generation)
-                         .Add(event.traceparent)
-                         .Add(event.tracestate));
+      auto ev = Exec(tx, NamedParams(sql::kInsertEvent)
+                             .Set("type", event.type)
+                             .Set("payload", event.payload)
+                             .Set("tenant_id", event.tenant_id)
+                             .Set("ordering_key", event.ordering_key)
+                             .Set("catalog_generation", event.catalog_generation)
+                             .Set("traceparent", event.traceparent)
+                             .Set("tracestate", event.tracestate));
       if (ev.empty()) return CatalogChanged();
       receipt.event =
           Event{ev[0][0].as<int64_t>(), event.type,        event.payload, ToTimestamp(ev[0][1]), {},
@@ -127,15 +126,15 @@ Result<Event> PgEventStore::GetEvent(int64_t id, const Scope& scope) {
 
 Result<Listing<Event>> PgEventStore::ListEvents(const EventFilter& filter, const Page& page,
                                                 const Scope& scope) {
-  return ListPage<Event>(pool_, sql::kListEvents,
-                         Params()
-                             .Add(page.before_id)
-                             .Add(filter.type)
-                             .Add(filter.after)
-                             .Add(filter.before)
-                             .Add(page.limit + 1)
-                             .Add(filter.tenant_id)
-                             .Add(scope.tenant_id),
+  return ListPage<Event>(pool_,
+                         NamedParams(sql::kListEvents)
+                             .Set("before_id", page.before_id)
+                             .Set("type", filter.type)
+                             .Set("after", filter.after)
+                             .Set("before", filter.before)
+                             .Set("limit", page.limit + 1)
+                             .Set("tenant_id", filter.tenant_id)
+                             .Set("scope_tenant_id", scope.tenant_id),
                          page, ToEvent);
 }
 

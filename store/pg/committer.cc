@@ -120,17 +120,16 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
   };
   try {
     pqxx::work tx(lease->conn());
-    auto rows = Exec(tx, sql::kInsertEventGroup,
-                     Params()
-                         .Add(types.Finish())
-                         .Add(payloads.Finish())
-                         .Add(key_hashes.Finish())
-                         .Add(tenants.Finish())
-                         .Add(ordering_keys.Finish())
-                         .Add(generations.Finish())
-                         .Add(traceparents.Finish())
-                         .Add(tracestates.Finish())
-                         .Add(kWakeupChannel));
+    auto rows = Exec(tx, NamedParams(sql::kInsertEventGroup)
+                             .Set("types", types.Finish())
+                             .Set("payloads", payloads.Finish())
+                             .Set("key_hashes", key_hashes.Finish())
+                             .Set("tenant_ids", tenants.Finish())
+                             .Set("ordering_keys", ordering_keys.Finish())
+                             .Set("catalog_generations", generations.Finish())
+                             .Set("traceparents", traceparents.Finish())
+                             .Set("tracestates", tracestates.Finish())
+                             .Set("wakeup_channel", kWakeupChannel));
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);
     std::vector<bool> stale(group.size(), false);

@@ -13,6 +13,10 @@ pqxx::result Exec(pqxx::transaction_base& tx, const Query& q, const Params& para
   return tx.exec_prepared(std::string(q.name), params.dynamic());
 }
 
+pqxx::result Exec(pqxx::transaction_base& tx, const NamedParams& params) {
+  return Exec(tx, params.query(), params.Positional());
+}
+
 void NotifyWakeup(pqxx::transaction_base& tx) {
   Exec(tx, sql::kNotifyWakeup, Params().Add(kWakeupChannel));
 }

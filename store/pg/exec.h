@@ -6,6 +6,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/page.h"
+#include "store/pg/errors.h"
+#include "store/pg/pg_pool.h"
 #include "store/pg/pg_values.h"
 #include "store/pg/query.h"
 
@@ -13,6 +16,9 @@ namespace webhookd::pg {
 
 // Runs a statement of sql/ (prepared on every connection under its name).
 pqxx::result Exec(pqxx::transaction_base& tx, const Query& q, const Params& params = Params());
+
+// Runs the statement `params` were bound for, once each of its parameters is.
+pqxx::result Exec(pqxx::transaction_base& tx, const NamedParams& params);
 
 // Wakes the workers when `tx` commits (NOTIFY is transactional).
 void NotifyWakeup(pqxx::transaction_base& tx);
@@ -36,5 +42,58 @@ std::unexpected<Error> CatalogChanged();
 
 // kInvalid on `filter` when filter_problem (store/pg/schema/filter_problem.sql) refuses it.
 Result<void> CheckFilter(pqxx::transaction_base& tx, const std::string& filter);
+
+// Runs `body` on a connection borrowed from `pool` for the call: kUnavailable when none
+// frees up in time, and an exception becomes the Error it maps to (a connection it
+// leaves suspect is discarded, so the next borrower reconnects).
+template <typename F>
+auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
+  auto lease = pool.Acquire();
+  if (!lease) {
+    return Fail(ErrorKind::kUnavailable, "every database connection is busy; retry shortly");
+  }
+  try {
+    return body(lease->conn());
+  } catch (...) {
+    bool discard = false;
+    Error error = CurrentError(&discard);
+    if (discard) lease->Discard();
+    return std::unexpected(std::move(error));
+  }
+}
+
+// One page of a newest-first list: `query` fetches page.limit + 1 rows, each mapped by
+// `to_item`; the extra row only says that there is a next page, whose cursor is the
+// last item's id.
+template <typename T>
+Result<Listing<T>> ListPage(PgPool& pool, const Query& query, const Params& params,
+                            const Page& page, T (*to_item)(const pqxx::row&)) {
+  return RunOn(pool, [&](pqxx::connection& c) -> Result<Listing<T>> {
+    pqxx::nontransaction tx(c);
+    Listing<T> listing;
+    for (const auto& row : Exec(tx, query, params)) listing.items.push_back(to_item(row));
+    if (static_cast<int>(listing.items.size()) > page.limit) {
+      listing.items.resize(page.limit);
+      listing.next_before_id = listing.items.back().id;
+    }
+    return listing;
+  });
+}
+
+// The same, for a statement bound by name.
+template <typename T>
+Result<Listing<T>> ListPage(PgPool& pool, const NamedParams& params, const Page& page,
+                            T (*to_item)(const pqxx::row&)) {
+  return RunOn(pool, [&](pqxx::connection& c) -> Result<Listing<T>> {
+    pqxx::nontransaction tx(c);
+    Listing<T> listing;
+    for (const auto& row : Exec(tx, params)) listing.items.push_back(to_item(row));
+    if (static_cast<int>(listing.items.size()) > page.limit) {
+      listing.items.resize(page.limit);
+      listing.next_before_id = listing.items.back().id;
+    }
+    return listing;
+  });
+}
 
 }  // namespace webhookd::pg

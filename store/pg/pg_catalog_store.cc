@@ -1,7 +1,8 @@
-// PgStore's event catalog and filter calls (store/catalog_store.h).
+#include "store/pg/pg_catalog_store.h"
+
 #include <pqxx/pqxx>
 
-#include "store/pg/pg_store.h"
+#include "store/pg/exec.h"
 #include "store/pg/rows.h"
 #include "store/pg/statements.h"
 
@@ -42,8 +43,8 @@ std::unexpected<Error> Builtin() {
 
 }  // namespace
 
-Result<EventType> PgStore::CreateEventType(const EventType& type) {
-  return Run([&](pqxx::connection& c) -> Result<EventType> {
+Result<EventType> PgCatalogStore::CreateEventType(const EventType& type) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<EventType> {
     pqxx::work tx(c);
     auto r = Exec(tx, sql::kCreateEventType,
                   Params()
@@ -58,8 +59,8 @@ Result<EventType> PgStore::CreateEventType(const EventType& type) {
   });
 }
 
-Result<EventType> PgStore::GetEventType(const std::string& name) {
-  return Run([&](pqxx::connection& c) -> Result<EventType> {
+Result<EventType> PgCatalogStore::GetEventType(const std::string& name) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<EventType> {
     pqxx::nontransaction tx(c);
     auto r = Exec(tx, sql::kGetEventType, Params().Add(name));
     if (r.empty()) return NoEventType();
@@ -67,8 +68,8 @@ Result<EventType> PgStore::GetEventType(const std::string& name) {
   });
 }
 
-Result<EventTypeListing> PgStore::ListEventTypes(const EventTypePage& page) {
-  return Run([&](pqxx::connection& c) -> Result<EventTypeListing> {
+Result<EventTypeListing> PgCatalogStore::ListEventTypes(const EventTypePage& page) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<EventTypeListing> {
     pqxx::nontransaction tx(c);
     EventTypeListing listing;
     for (const auto& row :
@@ -82,8 +83,9 @@ Result<EventTypeListing> PgStore::ListEventTypes(const EventTypePage& page) {
   });
 }
 
-Result<EventType> PgStore::UpdateEventType(const std::string& name, const EventTypeFields& f) {
-  return Run([&](pqxx::connection& c) -> Result<EventType> {
+Result<EventType> PgCatalogStore::UpdateEventType(const std::string& name,
+                                                  const EventTypeFields& f) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<EventType> {
     pqxx::work tx(c);
     Params params;
     params.Add(name).Add(f.description).Add(f.schema.has_value());
@@ -103,8 +105,8 @@ Result<EventType> PgStore::UpdateEventType(const std::string& name, const EventT
   });
 }
 
-Result<void> PgStore::DeleteEventType(const std::string& name) {
-  return Run([&](pqxx::connection& c) -> Result<void> {
+Result<void> PgCatalogStore::DeleteEventType(const std::string& name) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
     if (Exec(tx, sql::kDeleteEventType, Params().Add(name)).empty()) {
       auto held = Exec(tx, sql::kGetEventType, Params().Add(name));
@@ -115,8 +117,8 @@ Result<void> PgStore::DeleteEventType(const std::string& name) {
   });
 }
 
-Result<CatalogSnapshotRows> PgStore::LoadCatalog() {
-  return Run([&](pqxx::connection& c) -> Result<CatalogSnapshotRows> {
+Result<CatalogSnapshotRows> PgCatalogStore::LoadCatalog() {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<CatalogSnapshotRows> {
     pqxx::nontransaction tx(c);  // one statement: one snapshot
     CatalogSnapshotRows rows;
     for (const auto& row : Exec(tx, sql::kLoadEventCatalog)) {
@@ -127,15 +129,15 @@ Result<CatalogSnapshotRows> PgStore::LoadCatalog() {
   });
 }
 
-Result<int64_t> PgStore::CatalogGeneration() {
-  return Run([&](pqxx::connection& c) -> Result<int64_t> {
+Result<int64_t> PgCatalogStore::CatalogGeneration() {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<int64_t> {
     pqxx::nontransaction tx(c);
     return Exec(tx, sql::kEventCatalogGeneration)[0][0].as<int64_t>();
   });
 }
 
-Result<void> PgStore::SetEventTypesMode(EventTypesMode mode) {
-  return Run([&](pqxx::connection& c) -> Result<void> {
+Result<void> PgCatalogStore::SetEventTypesMode(EventTypesMode mode) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<void> {
     pqxx::work tx(c);
     Exec(tx, sql::kSetEventCatalogMode,
          Params().Add(std::string(mode == EventTypesMode::kStrict ? "strict" : "open")));
@@ -144,8 +146,8 @@ Result<void> PgStore::SetEventTypesMode(EventTypesMode mode) {
   });
 }
 
-Result<bool> PgStore::TestFilter(const std::string& filter, const std::string& payload) {
-  return Run([&](pqxx::connection& c) -> Result<bool> {
+Result<bool> PgCatalogStore::TestFilter(const std::string& filter, const std::string& payload) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<bool> {
     pqxx::nontransaction tx(c);
     try {
       return Exec(tx, sql::kTestFilter, Params().Add(filter).Add(payload))[0][0].as<bool>();

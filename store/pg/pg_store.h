@@ -5,14 +5,26 @@
 
 #include "base/secret_box.h"
 #include "store/pg/committer.h"
-#include "store/pg/errors.h"
-#include "store/pg/exec.h"
+#include "store/pg/pg_catalog_store.h"
+#include "store/pg/pg_dead_letter_store.h"
+#include "store/pg/pg_delivery_queue.h"
+#include "store/pg/pg_delivery_reads.h"
+#include "store/pg/pg_destination_store.h"
+#include "store/pg/pg_event_store.h"
+#include "store/pg/pg_key_store.h"
+#include "store/pg/pg_operations_store.h"
 #include "store/pg/pg_pool.h"
+#include "store/pg/pg_retention_store.h"
+#include "store/pg/pg_secret_store.h"
+#include "store/pg/pg_tenant_store.h"
 #include "store/store.h"
 
 namespace webhookd::pg {
 
-// The Store on PostgreSQL. Thread-safe: each call borrows a pooled connection.
+// The Store on PostgreSQL: owns the connection pools, the group committer and the
+// credentials' SecretBox, and one adapter per store interface over them (pg_*_store.cc,
+// pg_delivery_*.cc), to which every call goes. Thread-safe: each call borrows a pooled
+// connection.
 class PgStore final : public Store {
  public:
   struct Options {
@@ -38,115 +50,160 @@ class PgStore final : public Store {
   PgStore(const std::string& url, Options options);
   ~PgStore() override;
 
-  // Store:
-  Result<bool> Ready() override;
-  Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) override;
-  Result<Bootstrap> EnsureAdminKey(const std::string& key_hash) override;
-  Result<std::vector<ApiKeyInfo>> ListApiKeys() override;
-  Result<void> RevokeApiKey(int64_t id) override;
-  Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) override;
-  Result<Destination> CreateDestination(const Destination& d, int max_per_tenant) override;
-  Result<Destination> GetDestination(int64_t id, const Scope& scope) override;
+  // KeyStore
+  Result<ApiKeyInfo> CreateApiKey(const NewApiKey& key) override { return keys_.CreateApiKey(key); }
+  Result<Bootstrap> EnsureAdminKey(const std::string& key_hash) override {
+    return keys_.EnsureAdminKey(key_hash);
+  }
+  Result<std::vector<ApiKeyInfo>> ListApiKeys() override { return keys_.ListApiKeys(); }
+  Result<void> RevokeApiKey(int64_t id) override { return keys_.RevokeApiKey(id); }
+  Result<std::optional<ApiKeyInfo>> FindApiKey(const std::string& key_hash) override {
+    return keys_.FindApiKey(key_hash);
+  }
+  // DestinationStore
+  Result<Destination> CreateDestination(const Destination& d, int max_per_tenant) override {
+    return destinations_.CreateDestination(d, max_per_tenant);
+  }
+  Result<Destination> GetDestination(int64_t id, const Scope& scope) override {
+    return destinations_.GetDestination(id, scope);
+  }
   Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
-                                                const Scope& scope) override;
+                                                const Scope& scope) override {
+    return destinations_.ListDestinations(filter, page, scope);
+  }
   Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,
                                         const Scope& scope,
-                                        const UpdateCheck& check = nullptr) override;
-  Result<void> DeleteDestination(int64_t id, const Scope& scope) override;
+                                        const UpdateCheck& check = nullptr) override {
+    return destinations_.UpdateDestination(id, fields, scope, check);
+  }
+  Result<void> DeleteDestination(int64_t id, const Scope& scope) override {
+    return destinations_.DeleteDestination(id, scope);
+  }
   Result<Timestamp> RotateSecret(int64_t id, const std::string& secret, Duration grace,
-                                 const Scope& scope) override;
+                                 const Scope& scope) override {
+    return destinations_.RotateSecret(id, secret, grace, scope);
+  }
+  // EventStore
   Result<IngestReceipt> InsertEvent(const NewEvent& event,
-                                    const std::optional<IdempotencyKey>& key) override;
-  bool InsertEventLater(NewEvent& event, InsertDone& done) override;
-  Result<Event> GetEvent(int64_t id, const Scope& scope) override;
+                                    const std::optional<IdempotencyKey>& key) override {
+    return events_.InsertEvent(event, key);
+  }
+  bool InsertEventLater(NewEvent& event, InsertDone& done) override {
+    return events_.InsertEventLater(event, done);
+  }
+  Result<Event> GetEvent(int64_t id, const Scope& scope) override {
+    return events_.GetEvent(id, scope);
+  }
   Result<Listing<Event>> ListEvents(const EventFilter& filter, const Page& page,
-                                    const Scope& scope) override;
-  Result<Delivery> GetDelivery(int64_t id, const Scope& scope) override;
+                                    const Scope& scope) override {
+    return events_.ListEvents(filter, page, scope);
+  }
+  // DeliveryReads
+  Result<Delivery> GetDelivery(int64_t id, const Scope& scope) override {
+    return delivery_reads_.GetDelivery(id, scope);
+  }
   Result<Listing<Delivery>> ListDeliveries(const DeliveryFilter& filter, const Page& page,
-                                           const Scope& scope) override;
+                                           const Scope& scope) override {
+    return delivery_reads_.ListDeliveries(filter, page, scope);
+  }
   Result<Listing<Attempt>> ListAttempts(int64_t delivery_id, const AttemptPage& page,
-                                        const Scope& scope) override;
-  Result<ClaimedBatch> ClaimDue(int limit, Duration lease, int default_cap) override;
-  Result<RecordedOutcomes> RecordOutcomes(std::span<const AttemptRecord> records,
-                                          const ProtectionSettings& protection) override;
-  Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) override;
-  Result<int> RequeueExpiredLeases() override;
-  Result<std::optional<Timestamp>> NextDueAt() override;
-  Result<std::unique_ptr<WakeupListener>> Listen() override;
-  Result<DeliveryGauges> CountDeliveries() override;
-  Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override;
-  Result<HealthStats> Stats(Duration window) override;
-  Result<int64_t> PurgeExpired(Duration retention, int batch) override;
-  Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override;
+                                        const Scope& scope) override {
+    return delivery_reads_.ListAttempts(delivery_id, page, scope);
+  }
+  // DeadLetterStore
   Result<Listing<DeadLetter>> ListDeadLetters(const DeadLetterFilter& filter, const Page& page,
-                                              const Scope& scope) override;
-  Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) override;
-  Result<DeadLetter> DismissDeadLetter(int64_t id, const Scope& scope) override;
+                                              const Scope& scope) override {
+    return dead_letters_.ListDeadLetters(filter, page, scope);
+  }
+  Result<int64_t> ReplayDeadLetter(int64_t id, const Scope& scope) override {
+    return dead_letters_.ReplayDeadLetter(id, scope);
+  }
+  Result<DeadLetter> DismissDeadLetter(int64_t id, const Scope& scope) override {
+    return dead_letters_.DismissDeadLetter(id, scope);
+  }
   Result<BulkReplay> ReplayDeadLetters(const DeadLetterFilter& filter, const Scope& scope,
-                                       std::optional<int64_t> max) override;
-  Result<TenantListing> ListTenants(const TenantPage& page) override;
-  Result<CredentialCensus> CountCredentials() override;
-  Result<int64_t> ReencryptCredentials() override;
-  // pg_catalog_store.cc
-  Result<EventType> CreateEventType(const EventType& type) override;
-  Result<EventType> GetEventType(const std::string& name) override;
-  Result<EventTypeListing> ListEventTypes(const EventTypePage& page) override;
+                                       std::optional<int64_t> max) override {
+    return dead_letters_.ReplayDeadLetters(filter, scope, max);
+  }
+  // DeliveryQueue
+  Result<ClaimedBatch> ClaimDue(int limit, Duration lease, int default_cap) override {
+    return delivery_queue_.ClaimDue(limit, lease, default_cap);
+  }
+  Result<RecordedOutcomes> RecordOutcomes(std::span<const AttemptRecord> records,
+                                          const ProtectionSettings& protection) override {
+    return delivery_queue_.RecordOutcomes(records, protection);
+  }
+  Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) override {
+    return delivery_queue_.ReleaseClaims(claims);
+  }
+  Result<int> RequeueExpiredLeases() override { return delivery_queue_.RequeueExpiredLeases(); }
+  Result<std::optional<Timestamp>> NextDueAt() override { return delivery_queue_.NextDueAt(); }
+  Result<std::unique_ptr<WakeupListener>> Listen() override { return delivery_queue_.Listen(); }
+  // OperationsStore
+  Result<bool> Ready() override { return operations_.Ready(); }
+  Result<DeliveryGauges> CountDeliveries() override { return operations_.CountDeliveries(); }
+  Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override {
+    return operations_.ClientCertificates();
+  }
+  Result<HealthStats> Stats(Duration window) override { return operations_.Stats(window); }
+  Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override {
+    return operations_.StatsSeries(window, step);
+  }
+  // RetentionStore
+  Result<int64_t> PurgeExpired(Duration retention, int batch) override {
+    return retention_.PurgeExpired(retention, batch);
+  }
+  // SecretStore
+  Result<CredentialCensus> CountCredentials() override { return secrets_.CountCredentials(); }
+  Result<int64_t> ReencryptCredentials() override { return secrets_.ReencryptCredentials(); }
+  // TenantStore
+  Result<TenantListing> ListTenants(const TenantPage& page) override {
+    return tenants_.ListTenants(page);
+  }
+  // CatalogStore
+  Result<EventType> CreateEventType(const EventType& type) override {
+    return catalog_.CreateEventType(type);
+  }
+  Result<EventType> GetEventType(const std::string& name) override {
+    return catalog_.GetEventType(name);
+  }
+  Result<EventTypeListing> ListEventTypes(const EventTypePage& page) override {
+    return catalog_.ListEventTypes(page);
+  }
   Result<EventType> UpdateEventType(const std::string& name,
-                                    const EventTypeFields& fields) override;
-  Result<void> DeleteEventType(const std::string& name) override;
-  Result<CatalogSnapshotRows> LoadCatalog() override;
-  Result<int64_t> CatalogGeneration() override;
-  Result<void> SetEventTypesMode(EventTypesMode mode) override;
-  Result<bool> TestFilter(const std::string& filter, const std::string& payload) override;
+                                    const EventTypeFields& fields) override {
+    return catalog_.UpdateEventType(name, fields);
+  }
+  Result<void> DeleteEventType(const std::string& name) override {
+    return catalog_.DeleteEventType(name);
+  }
+  Result<CatalogSnapshotRows> LoadCatalog() override { return catalog_.LoadCatalog(); }
+  Result<int64_t> CatalogGeneration() override { return catalog_.CatalogGeneration(); }
+  Result<void> SetEventTypesMode(EventTypesMode mode) override {
+    return catalog_.SetEventTypesMode(mode);
+  }
+  Result<bool> TestFilter(const std::string& filter, const std::string& payload) override {
+    return catalog_.TestFilter(filter, payload);
+  }
 
  private:
-  // The two halves of RecordOutcomes: successes of clean destinations, and the rest.
-  Result<RecordedOutcomes> RecordSuccesses(std::span<const AttemptRecord> records);
-  Result<RecordedOutcomes> RecordWithProtection(std::span<const AttemptRecord> records,
-                                                const ProtectionSettings& protection);
-  template <typename F>
-  auto Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
-  // One page of a newest-first list: `query` fetches page.limit + 1 rows, each mapped by
-  // `to_item`; the extra row only says that there is a next page, whose cursor is the
-  // last item's id.
-  template <typename T>
-  Result<Listing<T>> ListPage(const Query& query, const Params& params, const Page& page,
-                              T (*to_item)(const pqxx::row&));
-  template <typename F>
-  auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>()));
-
-  // A destination as stored, with its credentials sealed for the database or opened
-  // for the caller.
-  Destination Sealed(Destination d) const;
-  Result<Destination> Opened(Destination d) const;
-  void Open(ClaimedDelivery& d) const;
-
+  // Declared before the adapters, which hold references to them.
   SecretBox box_;
   PgPool pool_;
   PgPool worker_pool_;
   std::unique_ptr<GroupCommitter> committer_;  // null: no group commit
+
+  PgKeyStore keys_;
+  PgDestinationStore destinations_;
+  PgEventStore events_;
+  PgDeliveryReads delivery_reads_;
+  PgDeadLetterStore dead_letters_;
+  PgDeliveryQueue delivery_queue_;
+  PgOperationsStore operations_;
+  PgRetentionStore retention_;
+  PgSecretStore secrets_;
+  PgTenantStore tenants_;
+  PgCatalogStore catalog_;
 };
-
-// Defined here so that every file of PgStore (pg_store.cc, pg_catalog_store.cc) can use them.
-template <typename F>
-auto PgStore::Run(F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
-  return RunOn(pool_, std::forward<F>(body));
-}
-
-template <typename F>
-auto PgStore::RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connection&>())) {
-  auto lease = pool.Acquire();
-  if (!lease) {
-    return Fail(ErrorKind::kUnavailable, "every database connection is busy; retry shortly");
-  }
-  try {
-    return body(lease->conn());
-  } catch (...) {
-    bool discard = false;
-    Error error = CurrentError(&discard);
-    if (discard) lease->Discard();
-    return std::unexpected(std::move(error));
-  }
-}
 
 }  // namespace webhookd::pg

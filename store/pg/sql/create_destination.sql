@@ -1,7 +1,25 @@
--- A destination created disabled was disabled by hand. $12: its filter, already checked
--- by filter_problem (store/pg/schema/filter_problem.sql); NULL: none. $13-$15: the TLS
--- settings (docs/egress.md), the key sealed by the caller; $16-$19: OAuth (token URL,
--- client id, the client secret sealed, scope).
+-- A destination created disabled was disabled by hand. The parameters, bound by name
+-- (NamedParams):
+-- @param $1 url
+-- @param $2 description
+-- @param $3 event_types
+-- @param $4 secret sealed
+-- @param $5 headers their values sealed
+-- @param $6 enabled
+-- @param $7 max_in_flight
+-- @param $8 tenant_id
+-- @param $9 rate_limit
+-- @param $10 ordering
+-- @param $11 on_dead_letter
+-- @param $12 filter already checked by filter_problem (store/pg/schema/filter_problem.sql);
+--            NULL: none
+-- @param $13 tls_client_certificate the TLS settings (docs/egress.md)
+-- @param $14 tls_client_key sealed
+-- @param $15 tls_ca_certificate
+-- @param $16 auth_token_url OAuth
+-- @param $17 auth_client_id
+-- @param $18 auth_client_secret sealed
+-- @param $19 auth_scope
 INSERT INTO destinations (url, description, event_types, secret, headers, enabled, max_in_flight,
                           tenant_id, rate_limit, disabled_reason, ordering, on_dead_letter, filter,
                           tls_client_certificate, tls_client_key, tls_ca_certificate,

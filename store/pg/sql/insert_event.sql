@@ -1,6 +1,12 @@
--- $5: the catalog generation the payload was checked against (0: unchecked). Nothing is
--- inserted once the catalog has changed since: the caller checks again. $6, $7: the trace
--- context (NULL traceparent: the column's default, a fresh trace).
+-- Nothing is inserted once the catalog has changed since the payload was checked: the
+-- caller checks again. The parameters, bound by name (NamedParams):
+-- @param $1 type
+-- @param $2 payload
+-- @param $3 tenant_id
+-- @param $4 ordering_key
+-- @param $5 catalog_generation the one the payload was checked against (0: unchecked)
+-- @param $6 traceparent (NULL: a fresh trace)
+-- @param $7 tracestate
 INSERT INTO events (type, payload, tenant_id, ordering_key, traceparent, tracestate)
 SELECT $1, $2, $3, $4, coalesce($6, new_traceparent()), $7
  WHERE $5::bigint = 0 OR $5::bigint = (SELECT generation FROM event_catalog)

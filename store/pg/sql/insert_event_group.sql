@@ -14,6 +14,16 @@
 -- statement itself when it made a delivery, which spares the group a round trip.
 -- The event type keys are computed once per distinct type of the group, not per row,
 -- and the sequence is named once per statement, not per row.
+-- The parameters, bound by name (NamedParams), $1 to $8 one element per row:
+-- @param $1 types
+-- @param $2 payloads
+-- @param $3 key_hashes
+-- @param $4 tenant_ids
+-- @param $5 ordering_keys
+-- @param $6 catalog_generations
+-- @param $7 traceparents
+-- @param $8 tracestates
+-- @param $9 wakeup_channel
 WITH input AS (
   SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation,
          t.traceparent, t.tracestate, t.ord

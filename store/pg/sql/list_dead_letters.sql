@@ -1,4 +1,12 @@
--- $7: the tenant_id filter, $8: the caller's tenant (each NULL: any).
+-- The parameters, bound by name (NamedParams); each filter NULL: any.
+-- @param $1 destination_id
+-- @param $2 reason
+-- @param $3 since
+-- @param $4 until
+-- @param $5 before_id
+-- @param $6 limit
+-- @param $7 tenant_id the tenant_id filter
+-- @param $8 scope_tenant_id the caller's tenant
 SELECT id, delivery_id, event_id, destination_id, reason, attempt_count, last_status_code,
        last_error, dead_lettered_at, replayed_at, tenant_id, dismissed_at
   FROM dead_letters

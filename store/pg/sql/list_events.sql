@@ -1,4 +1,11 @@
--- $6: the tenant_id filter, $7: the caller's tenant (each NULL: any).
+-- The parameters, bound by name (NamedParams); each filter NULL: any.
+-- @param $1 before_id
+-- @param $2 type
+-- @param $3 after
+-- @param $4 before
+-- @param $5 limit
+-- @param $6 tenant_id the tenant_id filter
+-- @param $7 scope_tenant_id the caller's tenant
 SELECT id, type, payload, created_at, tenant_id, ordering_key FROM events
  WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR type = $2)
    AND ($3::timestamptz IS NULL OR created_at >= $3)

@@ -10,11 +10,32 @@
 -- cap are defined, and tests/store/pg/protection_rules_pgtest.cc states them as tables of
 -- scenarios) and publishes the
 -- operational events those changes cause, so an event exists if and only if its change
--- committed. $14 probe flags; $15 circuit threshold; $16 first cooldown and $17 longest
--- cooldown, in microseconds; $18 probe jitter (0.2: x[0.8, 1.2]); $19 WEBHOOKD_DISABLE_AFTER
--- in microseconds (0: never); $20 the default max_in_flight; $21 the wake-up channel;
--- $22 one uniform draw in [0, 1) per record, from the worker's random source, that jitters
--- a probe time its record sets.
+-- committed.
+-- The parameters, bound by name (NamedParams); $1 to $14 and $22 hold one element per
+-- record, in the batch's order.
+-- @param $1 ids
+-- @param $2 claim_tokens
+-- @param $3 attempt_numbers
+-- @param $4 started_at
+-- @param $5 durations_ms
+-- @param $6 status_codes
+-- @param $7 errors
+-- @param $8 response_bodies
+-- @param $9 outcomes
+-- @param $10 next_statuses
+-- @param $11 waits_us
+-- @param $12 dead_letter_reasons
+-- @param $13 disables
+-- @param $14 probes
+-- @param $15 circuit_threshold
+-- @param $16 first_cooldown_us
+-- @param $17 longest_cooldown_us
+-- @param $18 probe_jitter (0.2: x[0.8, 1.2])
+-- @param $19 disable_after_us WEBHOOKD_DISABLE_AFTER (0: never)
+-- @param $20 default_max_in_flight
+-- @param $21 wakeup_channel
+-- @param $22 jitters one uniform draw in [0, 1) per record, from the worker's random
+--            source, that jitters a probe time its record sets
 -- Returns the applied delivery ids (circuit NULL), then one row per circuit transition
 -- (id NULL, circuit 'open' or 'closed'), then 'notified' when operational events were
 -- fanned out.

@@ -4,8 +4,15 @@
 -- that half, as cheap as it was before receiver protection. A destination that turned
 -- unclean since the claim keeps its counts until its next outcome through the full
 -- statement (at most a claim's lease later).
--- $1 ids, $2 claim tokens, $3 attempt numbers, $4 start times, $5 durations in ms,
--- $6 status codes, $7 response bodies. Returns the applied delivery ids.
+-- Returns the applied delivery ids. The parameters, bound by name (NamedParams), each one
+-- element per record:
+-- @param $1 ids
+-- @param $2 claim_tokens
+-- @param $3 attempt_numbers
+-- @param $4 started_at
+-- @param $5 durations_ms
+-- @param $6 status_codes
+-- @param $7 response_bodies
 -- A row is found by its id and claim token alone: a token is set exactly while its row
 -- is in flight (migrations/0024), so the one plan is a key lookup per record
 -- (sql/scripts/key_plans.sql). Each applied record's attempt comes from what the UPDATE

@@ -1,6 +1,13 @@
 -- One chunk of a bulk replay, as replay_dead_letter.sql does for one; SKIP LOCKED lets two
 -- bulk replays share the work without either replaying a dead letter the other took.
--- $6: the tenant_id filter, $7: the caller's tenant (each NULL: any).
+-- The parameters, bound by name (NamedParams); each filter NULL: any.
+-- @param $1 destination_id
+-- @param $2 reason
+-- @param $3 since
+-- @param $4 until
+-- @param $5 limit
+-- @param $6 tenant_id the tenant_id filter
+-- @param $7 scope_tenant_id the caller's tenant
 WITH dl AS (
   UPDATE dead_letters x SET replayed_at = now()
    WHERE x.id IN (

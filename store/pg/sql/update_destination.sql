@@ -1,14 +1,37 @@
--- $4, $9, $14 and $18 say whether event_types, max_in_flight, rate_limit and filter were
--- given (NULL is a value there; a filter is checked by filter_problem first). $20 says
--- whether `tls` was given ($21-$23 its fields, the key sealed, or "set" to keep the one
--- stored: the caller checked that it matches the certificate). $24 says whether `auth`
--- was given ($25-$28; a client secret of "set" keeps the stored one). $11: the caller's tenant (NULL: any). $12 says whether the patch
--- names a tenant_id, $13 is the one it names: a tenant_id is never changed, so a patch
--- naming another matches no row (and the caller tells it from an unknown id).
--- enabled:false ($8) is a manual disabling; enabled:true clears the reason and starts the
--- destination's health afresh: circuit closed, counts zero, the full cap.
--- $7 replaces the custom headers; a header given the value "set" (how responses show a
--- value) keeps the value it has, if it has one.
+-- The parameters, bound by name (NamedParams). A *_given flag says whether the patch has
+-- that field at all, where NULL is a value the field can be set to.
+-- @param $1 id
+-- @param $2 url (NULL: unchanged)
+-- @param $3 description (NULL: unchanged)
+-- @param $4 event_types_given
+-- @param $5 event_types
+-- @param $6 secret sealed (NULL: unchanged)
+-- @param $7 headers replacing the custom headers; one given the value "set" (how responses
+--           show a value) keeps the value it has, if it has one
+-- @param $8 enabled false is a manual disabling; true clears the reason and starts the
+--           destination's health afresh: circuit closed, counts zero, the full cap
+-- @param $9 max_in_flight_given
+-- @param $10 max_in_flight
+-- @param $11 scope_tenant_id the caller's tenant (NULL: any)
+-- @param $12 tenant_id_given a tenant_id is never changed, so a patch naming another
+--            matches no row (and the caller tells it from an unknown id)
+-- @param $13 tenant_id
+-- @param $14 rate_limit_given
+-- @param $15 rate_limit
+-- @param $16 ordering (NULL: unchanged)
+-- @param $17 on_dead_letter (NULL: unchanged)
+-- @param $18 filter_given
+-- @param $19 filter already checked by filter_problem
+-- @param $20 tls_given
+-- @param $21 tls_client_certificate
+-- @param $22 tls_client_key sealed, or "set" to keep the one stored (the caller checked
+--            that it matches the certificate)
+-- @param $23 tls_ca_certificate
+-- @param $24 auth_given
+-- @param $25 auth_token_url
+-- @param $26 auth_client_id
+-- @param $27 auth_client_secret sealed, or "set" to keep the one stored
+-- @param $28 auth_scope
 UPDATE destinations
    SET url = coalesce($2, url), description = coalesce($3, description),
        event_types = CASE WHEN $4::boolean THEN $5::text[] ELSE event_types END,

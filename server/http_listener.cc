@@ -520,9 +520,11 @@ Result<int> HttpListener::Bind(const std::string& host, int port) {
   // are closed on accept does not overflow it and drop another client's handshake.
   if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
+    // The message first: closing would overwrite the error with its own success.
+    const std::string why = ec.message();
     a.close(ec);
     return Fail(ErrorKind::kUnavailable,
-                "cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
+                "cannot listen on " + host + ":" + std::to_string(port) + ": " + why);
   }
   return static_cast<int>(a.local_endpoint().port());
 }

@@ -45,27 +45,41 @@ WebhookdProcess::WebhookdProcess(const std::string& database_url, std::string mo
                                  std::map<std::string, std::string> env,
                                  std::vector<std::string> wrapper)
     : admin_key_(RandomKey()) {
-  port_ = FreePort();
-  std::map<std::string, std::string> full = {
-      {"DATABASE_URL", database_url},
-      {"WEBHOOKD_ADDR", "127.0.0.1:" + std::to_string(port_)},
-      {"WEBHOOKD_WORKER_ADDR", "127.0.0.1:0"},
-      {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
-      {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", admin_key_},
-      {"WEBHOOKD_LOG_LEVEL", "debug"},
-  };
-  for (auto& [k, v] : env) full[k] = v;
-  if (auto it = full.find("WEBHOOKD_BOOTSTRAP_ADMIN_KEY"); it != full.end())
-    admin_key_ = it->second;
-  if (auto it = full.find("WEBHOOKD_ADDR"); it != full.end()) {
-    port_ = std::stoi(it->second.substr(it->second.rfind(':') + 1));
+  const bool port_given = env.contains("WEBHOOKD_ADDR");
+  // A free port can be taken by another process before webhookd binds it: then, unless
+  // the test chose the address, webhookd is started again on another.
+  for (int attempt = 1;; ++attempt) {
+    port_ = FreePort();
+    std::map<std::string, std::string> full = {
+        {"DATABASE_URL", database_url},
+        {"WEBHOOKD_ADDR", "127.0.0.1:" + std::to_string(port_)},
+        {"WEBHOOKD_WORKER_ADDR", "127.0.0.1:0"},
+        {"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "true"},
+        {"WEBHOOKD_BOOTSTRAP_ADMIN_KEY", admin_key_},
+        {"WEBHOOKD_LOG_LEVEL", "debug"},
+    };
+    for (auto& [k, v] : env) full[k] = v;
+    if (auto it = full.find("WEBHOOKD_BOOTSTRAP_ADMIN_KEY"); it != full.end())
+      admin_key_ = it->second;
+    if (auto it = full.find("WEBHOOKD_ADDR"); it != full.end()) {
+      port_ = std::stoi(it->second.substr(it->second.rfind(':') + 1));
+    }
+    log_path_ = TestLogDir() + "/webhookd-" + mode + "-" + Unique() + ".log";
+    std::vector<std::string> argv = wrapper;
+    argv.push_back(WebhookdBinary());
+    argv.push_back(mode);
+    process_ = std::make_unique<Process>(std::move(argv), full, log_path_);
+    if (mode == "worker" || WaitHealthy()) return;
+    const bool clash =
+        !process_->Running() &&
+        ReadFile(log_path_).find("WEBHOOKD_ADDR: cannot listen on") != std::string::npos;
+    if (!clash || port_given || attempt == 5) break;
   }
-  log_path_ = TestLogDir() + "/webhookd-" + mode + "-" + Unique() + ".log";
-  std::vector<std::string> argv = std::move(wrapper);
-  argv.push_back(WebhookdBinary());
-  argv.push_back(mode);
-  process_ = std::make_unique<Process>(std::move(argv), full, log_path_);
-  if (mode == "worker") return;
+  throw std::runtime_error("webhookd did not become healthy; log: " + log_path_ + "\n" +
+                           ReadFile(log_path_));
+}
+
+bool WebhookdProcess::WaitHealthy() {
   httplib::Client client("127.0.0.1", port_);
   client.set_connection_timeout(0, 200000);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -73,13 +87,14 @@ WebhookdProcess::WebhookdProcess(const std::string& database_url, std::string mo
     if (auto res = client.Get("/healthz"); res && res->status == 200) {
       // The bootstrap key is stored in the background: wait until it works.
       httplib::Headers auth = {{"Authorization", "Bearer " + admin_key_}};
-      if (auto r = client.Get("/v1/destinations?limit=1", auth); r && r->status == 200) return;
+      if (auto r = client.Get("/v1/destinations?limit=1", auth); r && r->status == 200) {
+        return true;
+      }
     }
-    if (!process_->Running()) break;
+    if (!process_->Running()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  throw std::runtime_error("webhookd did not become healthy; log: " + log_path_ + "\n" +
-                           ReadFile(log_path_));
+  return false;
 }
 
 std::unique_ptr<httplib::Client> WebhookdProcess::Client(const std::string& key) const {

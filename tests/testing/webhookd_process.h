@@ -51,6 +51,10 @@ class WebhookdProcess {
                                const std::vector<std::string>& flags);
 
  private:
+  // True once /healthz answers and the admin key works (30 s at most); false when the
+  // process ended or the time ran out.
+  bool WaitHealthy();
+
   int port_ = 0;
   std::string admin_key_;
   std::string log_path_;

@@ -66,17 +66,23 @@ auto RunOn(PgPool& pool, F&& body) -> decltype(body(std::declval<pqxx::connectio
 // `to_item`; the extra row only says that there is a next page, whose cursor is the
 // last item's id.
 template <typename T>
+Listing<T> PageOf(const pqxx::result& rows, const Page& page, T (*to_item)(const pqxx::row&)) {
+  Listing<T> listing;
+  for (const auto& row : rows) listing.items.push_back(to_item(row));
+  if (static_cast<int>(listing.items.size()) > page.limit) {
+    listing.items.resize(page.limit);
+    listing.next_before_id = listing.items.back().id;
+  }
+  return listing;
+}
+
+// Runs `query` on `pool` and pages its rows.
+template <typename T>
 Result<Listing<T>> ListPage(PgPool& pool, const Query& query, const Params& params,
                             const Page& page, T (*to_item)(const pqxx::row&)) {
   return RunOn(pool, [&](pqxx::connection& c) -> Result<Listing<T>> {
     pqxx::nontransaction tx(c);
-    Listing<T> listing;
-    for (const auto& row : Exec(tx, query, params)) listing.items.push_back(to_item(row));
-    if (static_cast<int>(listing.items.size()) > page.limit) {
-      listing.items.resize(page.limit);
-      listing.next_before_id = listing.items.back().id;
-    }
-    return listing;
+    return PageOf(Exec(tx, query, params), page, to_item);
   });
 }
 
@@ -86,13 +92,7 @@ Result<Listing<T>> ListPage(PgPool& pool, const NamedParams& params, const Page&
                             T (*to_item)(const pqxx::row&)) {
   return RunOn(pool, [&](pqxx::connection& c) -> Result<Listing<T>> {
     pqxx::nontransaction tx(c);
-    Listing<T> listing;
-    for (const auto& row : Exec(tx, params)) listing.items.push_back(to_item(row));
-    if (static_cast<int>(listing.items.size()) > page.limit) {
-      listing.items.resize(page.limit);
-      listing.next_before_id = listing.items.back().id;
-    }
-    return listing;
+    return PageOf(Exec(tx, params), page, to_item);
   });
 }
 

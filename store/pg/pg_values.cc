@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -116,30 +118,57 @@ std::vector<std::string> ParamNames(const Query& query) {
   return names;
 }
 
-NamedParams::NamedParams(const Query& query) : query_(query) {
+namespace {
+
+// What ParamNames found in a statement: its names, or why it cannot be bound by name.
+struct ParsedParams {
+  std::vector<std::string> names;
+  std::string error;
+};
+
+// Each statement's text is read once per process, not on every call: the statements
+// bound by name include the ingest group and the outcome batch. Keyed by the text, so a
+// statement made up by a test is read for what it says.
+const ParsedParams& ParsedParamsOf(const Query& query) {
+  static std::mutex mu;
+  static std::map<std::string, ParsedParams, std::less<>> parsed;
+  std::lock_guard lock(mu);
+  if (auto it = parsed.find(query.sql); it != parsed.end()) return it->second;
+  ParsedParams p;
   try {
-    names_ = ParamNames(query);
-    if (names_.empty()) Refuse(query.name, "has no @param lines to bind by name");
+    p.names = ParamNames(query);
+    if (p.names.empty()) Refuse(query.name, "has no @param lines to bind by name");
   } catch (const std::logic_error& e) {
-    error_ = e.what();
+    p.error = e.what();
   }
-  values_.resize(names_.size());
-  bound_.resize(names_.size(), false);
+  return parsed.emplace(std::string(query.sql), std::move(p)).first->second;
+}
+
+}  // namespace
+
+NamedParams::NamedParams(const Query& query) : query_(query) {
+  const ParsedParams& parsed = ParsedParamsOf(query);
+  names_ = &parsed.names;
+  error_ = parsed.error;
+  values_.resize(names_->size());
+  bound_.resize(names_->size(), false);
 }
 
 std::optional<size_t> NamedParams::Slot(std::string_view name) {
   if (!error_.empty()) return std::nullopt;
-  const std::string where = "statement " + std::string(query_.name) + ": ";
-  for (size_t i = 0; i < names_.size(); ++i) {
-    if (names_[i] != name) continue;
+  const std::vector<std::string>& names = *names_;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != name) continue;
     if (bound_[i]) {
-      error_ = where + "$" + std::to_string(i + 1) + " " + names_[i] + " is bound twice";
+      error_ = "statement " + std::string(query_.name) + ": $" + std::to_string(i + 1) + " " +
+               names[i] + " is bound twice";
       return std::nullopt;
     }
     bound_[i] = true;
     return i;
   }
-  error_ = where + "has no parameter named " + std::string(name);
+  error_ =
+      "statement " + std::string(query_.name) + ": has no parameter named " + std::string(name);
   return std::nullopt;
 }
 
@@ -160,9 +189,10 @@ NamedParams& NamedParams::SetNull(std::string_view name) {
 Params NamedParams::Positional() const {
   if (!error_.empty()) throw std::logic_error(error_);
   Params params;
-  for (size_t i = 0; i < names_.size(); ++i) {
+  const std::vector<std::string>& names = *names_;
+  for (size_t i = 0; i < names.size(); ++i) {
     if (!bound_[i])
-      Refuse(query_.name, "$" + std::to_string(i + 1) + " " + names_[i] + " is not bound");
+      Refuse(query_.name, "$" + std::to_string(i + 1) + " " + names[i] + " is not bound");
     params.Add(values_[i]);
   }
   return params;

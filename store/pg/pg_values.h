@@ -77,8 +77,8 @@ class NamedParams {
   std::optional<size_t> Slot(std::string_view name);
 
   Query query_;
-  std::string error_;               // the first mistake, thrown by Positional()
-  std::vector<std::string> names_;  // names_[i] is $(i + 1)
+  std::string error_;                      // the first mistake, thrown by Positional()
+  const std::vector<std::string>* names_;  // (*names_)[i] is $(i + 1); read once per statement
   std::vector<std::optional<std::string>> values_;
   std::vector<bool> bound_;
 };

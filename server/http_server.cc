@@ -12,7 +12,7 @@
 #include "server/auth.h"
 #include "server/openapi.h"
 #include "server/problem.h"
-#include "server/ui_assets.h"
+#include "console/assets.h"
 
 namespace webhookd {
 

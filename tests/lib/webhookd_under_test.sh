@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the Node.js suites' runners (tests/browser/run.sh, tests/contract/client/run.sh):
+# Sourced by the Node.js suites' runners (console/tests/run.sh, tests/contract/client/run.sh):
 # starts `webhookd all` against a fresh database for them, and stops it on exit.
 #
 # The caller gives DATABASE_URL (a fresh database) and WEBHOOKD_BIN; optionally

@@ -4,7 +4,7 @@
 // replay. A customer gets the same pages for its own tenant alone through a portal link."
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium } from '../browser/browser.mjs';
+import { launchChromium } from '../../console/tests/browser.mjs';
 
 const BASE = process.env.WEBHOOKD_URL;
 const KEY = process.env.WEBHOOKD_ADMIN_KEY;

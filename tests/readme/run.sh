@@ -7,7 +7,7 @@
 # one, so that two runs on one machine do not collide.
 #
 # The caller gives DATABASE_URL (a fresh database) and WEBHOOKD_BIN, as for
-# tests/browser/run.sh. Exits non-zero, naming what the walkthrough got wrong, when
+# console/tests/run.sh. Exits non-zero, naming what the walkthrough got wrong, when
 #   - a command of a block fails (the blocks run under `set -euo pipefail`),
 #   - an answer is a 5xx, or a 4xx other than the one 422 the README shows on purpose,
 #   - a delivery the README promises does not reach the receiver.
@@ -71,7 +71,7 @@ status=0
 failures=()
 fail() { failures+=("$*"); }
 
-# The README's console section in Debian's Chromium, driven as tests/browser drives it
+# The README's console section in Debian's Chromium, driven as console/tests drives it
 # (its npm packages, its launcher). Skipped, saying so, where Chromium cannot run.
 console_steps() {
   local chromium_bin=${CHROMIUM:-/usr/bin/chromium}
@@ -80,8 +80,8 @@ console_steps() {
     echo "SKIP: the README's console steps: no Chromium or Node.js here"
     return 0
   fi
-  if [[ ! -d ${root}/tests/browser/node_modules/playwright-core ]]; then
-    (cd "${root}/tests/browser" && npm ci --no-audit --no-fund --loglevel=error) || return 1
+  if [[ ! -d ${root}/console/node_modules/playwright-core ]]; then
+    (cd "${root}/console" && npm ci --no-audit --no-fund --loglevel=error) || return 1
   fi
   WEBHOOKD_URL=${base} WEBHOOKD_ADMIN_KEY=${admin_key} PORTAL_URL=${portal_url} \
     RECEIVER=http://127.0.0.1:${receiver_port} timeout 300 node --test "${here}/console.test.mjs"

@@ -1,5 +1,5 @@
 # Writes OUTPUT: a C++ file holding every file under ASSETS_DIR (the console's
-# server/ui/), each as {path relative to ASSETS_DIR, content type, bytes}, in name
+# console/public/), each as {path relative to ASSETS_DIR, content type, bytes}, in name
 # order. The bytes are written as hex so that any file, text or binary, embeds as is.
 include("${WEBHOOKD_CMAKE_DIR}/embed_write.cmake")
 file(GLOB_RECURSE files RELATIVE "${ASSETS_DIR}" "${ASSETS_DIR}/*")
@@ -54,8 +54,8 @@ foreach(name IN LISTS files)
 endforeach()
 
 webhookd_write_generated(
-"// Generated from server/ui/ by server/embed_assets.cmake; do not edit.
-#include \"server/ui_assets.h\"
+"// Generated from console/public/ by console/embed_assets.cmake; do not edit.
+#include \"console/assets.h\"
 
 namespace webhookd {
 namespace {

@@ -34,14 +34,14 @@ if [[ ! -x ${chromium_bin} ]]; then
 fi
 [[ -x ${chromium_bin} ]] || skip "Chromium is not installed at ${chromium_bin} (apt-get install chromium)"
 
-cd "${here}"
+cd "${here}/.."
 if [[ ! -d node_modules/playwright-core ]]; then
   log "installing the test's npm packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
 if ! timeout 90 node --input-type=module \
-  -e "import { launchChromium } from './browser.mjs'; const b = await launchChromium(); await b.close();" \
+  -e "import { launchChromium } from './tests/browser.mjs'; const b = await launchChromium(); await b.close();" \
   >/dev/null 2>&1; then
   skip "Chromium (${chromium_bin}) does not start headless here"
 fi
@@ -58,7 +58,7 @@ WEBHOOKD_URL=${base} \
   WEBHOOKD_ADMIN_KEY=${admin_key} \
   WEBHOOKD_PUBLISHER_KEY=${publisher_key} \
   SCREENSHOT_DIR=${SCREENSHOT_DIR:-${tmpdir}/screenshots} \
-  timeout 600 node --test console.test.mjs || status=$?
+  timeout 600 node --test tests/console.test.mjs || status=$?
 if ((status != 0)); then
   echo "error: browser tests failed (exit ${status}); the end of webhookd's log:" >&2
   tail -n 20 "${server_log}" >&2

@@ -5,7 +5,7 @@
 
 namespace webhookd {
 
-// A file of the console (server/ui/), built into the binary.
+// A file of the console (console/public/), built into the binary.
 struct Asset {
   std::string_view path;  // relative to /ui/, e.g. "views/events.js"
   std::string_view content_type;

@@ -205,7 +205,7 @@ after(async () => {
 });
 
 test('the console\'s sources build the page with DOM calls only', () => {
-  const uiDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'server', 'ui');
+  const uiDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'public');
   const files = readdirSync(uiDir, { recursive: true }).map(String).filter((f) => /\.(js|html|css)$/.test(f));
   assert.ok(files.includes('app.js') && files.includes('index.html'));
   const banned = [
@@ -226,7 +226,7 @@ test('the console\'s sources build the page with DOM calls only', () => {
 });
 
 test('payload text is cut out and indented without touching a value', async () => {
-  const { rawMember, indent } = await import('../../server/ui/json_text.js');
+  const { rawMember, indent } = await import('../public/json_text.js');
   const body = '{"id":"evt_1","payload" : {"n":12345678901234567890,"f":1.10,"s":"a,\\"b\\":{c}","e":[],"o":{}},"x":null}';
   assert.equal(rawMember(body, 'payload'),
     '{"n":12345678901234567890,"f":1.10,"s":"a,\\"b\\":{c}","e":[],"o":{}}');
@@ -237,7 +237,7 @@ test('payload text is cut out and indented without touching a value', async () =
 });
 
 test('a JSON Schema becomes the rows of the catalog\'s field table', async () => {
-  const { schemaFields } = await import('../../server/ui/schema_fields.js');
+  const { schemaFields } = await import('../public/schema_fields.js');
   const { rows, truncated } = schemaFields({
     type: 'object',
     required: ['amount', 'items'],
@@ -273,7 +273,7 @@ test('a JSON Schema becomes the rows of the catalog\'s field table', async () =>
 });
 
 test('a client certificate\'s end is warned about 14 days ahead', async () => {
-  const { certificateExpiry } = await import('../../server/ui/views/destination_shared.js');
+  const { certificateExpiry } = await import('../public/views/destination_shared.js');
   const now = Date.parse('2026-03-01T00:00:00Z');
   assert.equal(certificateExpiry(null, now), null);
   assert.equal(certificateExpiry('not a time', now), null);

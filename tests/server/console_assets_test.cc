@@ -1,4 +1,4 @@
-#include "server/ui_assets.h"
+#include "console/assets.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 namespace webhookd {
 namespace {
 
-TEST(UiAssetsTest, FindsThePageAndItsFilesWithTheirTypes) {
+TEST(ConsoleAssetsTest, FindsThePageAndItsFilesWithTheirTypes) {
   const Asset* index = FindUiAsset("index.html");
   ASSERT_NE(index, nullptr);
   EXPECT_EQ(index->content_type, "text/html; charset=utf-8");
@@ -30,14 +30,14 @@ TEST(UiAssetsTest, FindsThePageAndItsFilesWithTheirTypes) {
   EXPECT_EQ(icon->content_type, "image/svg+xml");
 }
 
-TEST(UiAssetsTest, AnythingElseIsNotFound) {
+TEST(ConsoleAssetsTest, AnythingElseIsNotFound) {
   for (const char* path : {"", "/index.html", "../index.html", "index.html/", "views", "views/",
                            "INDEX.HTML", "missing.js", "index.htm"}) {
     EXPECT_EQ(FindUiAsset(path), nullptr) << path;
   }
 }
 
-TEST(UiAssetsTest, EveryAssetIsFoundAndTheTableIsSorted) {
+TEST(ConsoleAssetsTest, EveryAssetIsFoundAndTheTableIsSorted) {
   const std::span<const Asset> assets = UiAssets();
   ASSERT_GE(assets.size(), 4u);
   for (size_t i = 0; i < assets.size(); ++i) {
@@ -50,7 +50,7 @@ TEST(UiAssetsTest, EveryAssetIsFoundAndTheTableIsSorted) {
 }
 
 // The bytes are the whole file, and no more (the generated array ends in an extra NUL).
-TEST(UiAssetsTest, BytesAreTheWholeFile) {
+TEST(ConsoleAssetsTest, BytesAreTheWholeFile) {
   const Asset* index = FindUiAsset("index.html");
   ASSERT_NE(index, nullptr);
   EXPECT_TRUE(index->bytes.ends_with("</html>\n"));

@@ -1,4 +1,4 @@
-#include "server/ui_assets.h"
+#include "console/assets.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// eslint over the console (server/ui): ES modules in the browser, no build step.
+// eslint over the console (public/): ES modules in the browser, no build step.
 // The recommended rules, plus a few that catch what a reviewer of this code looks for.
 import js from '@eslint/js';
 import globals from 'globals';

@@ -284,8 +284,9 @@ struct Setting {
   Apply apply;
 };
 
-const std::vector<Setting>& Settings() {
-  static const std::vector<Setting> settings = {
+// Where it connects and listens, and its keys.
+std::vector<Setting> AccessSettings() {
+  return {
       {{"DATABASE_URL", "none (`scripts/run` sets it to its own cluster)",
         "a libpq connection string or URI"},
        true,
@@ -314,6 +315,12 @@ const std::vector<Setting>& Settings() {
        false,
        true,
        EncryptionKey(&Config::encryption_key_previous)},
+  };
+}
+
+// How it delivers, what it keeps, and its limits.
+std::vector<Setting> DeliverySettings() {
+  return {
       {{"WEBHOOKD_RETRY_SCHEDULE", "`30s,2m,10m,1h`",
         "1 to 20 comma-separated durations above zero like 30s,2m,10m,1h"},
        false,
@@ -404,6 +411,15 @@ const std::vector<Setting>& Settings() {
        Span(&Config::disable_after, true)},
       {{"WEBHOOKD_LOG_LEVEL", "`info`", "debug, info, warn or error"}, false, false, Level},
   };
+}
+
+// Every setting, in the order LoadConfig checks them.
+const std::vector<Setting>& Settings() {
+  static const std::vector<Setting> settings = [] {
+    std::vector<Setting> all = AccessSettings();
+    for (Setting& s : DeliverySettings()) all.push_back(std::move(s));
+    return all;
+  }();
   return settings;
 }
 

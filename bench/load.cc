@@ -18,6 +18,7 @@
 #include <latch>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -88,6 +89,54 @@ struct Results {
 
 }  // namespace
 
+// The end-to-end latencies: from each accepted event's scheduled send to its first
+// arrival at the sink on `sink_port`, polled for at most `wait_s`. `lost` requests were
+// never accepted or never sent.
+void PrintEndToEnd(int sink_port, double wait_s, const Results& results, int64_t lost) {
+  // The sink keeps the first arrival of each webhook-id; poll until every sent id arrived.
+  std::unordered_map<std::string, int64_t> arrivals;
+  auto client = NewClient(sink_port);
+  const auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(wait_s));
+  for (;;) {
+    if (auto res = client->Get("/arrivals"); res && res->status == 200) {
+      std::istringstream lines(res->body);
+      std::string id;
+      int64_t ns = 0;
+      arrivals.clear();
+      while (lines >> id >> ns) arrivals.emplace(id, ns);
+    }
+    size_t matched = 0;
+    for (const auto& [id, ns] : results.sent) matched += arrivals.count(id);
+    if (matched == results.sent.size() || Clock::now() >= give_up) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  std::vector<double> e2e_ms;
+  for (const auto& [id, sent_ns] : results.sent) {
+    if (auto it = arrivals.find(id); it != arrivals.end())
+      e2e_ms.push_back(static_cast<double>(it->second - sent_ns) / 1e6);
+  }
+  const size_t matched = e2e_ms.size();
+  // Never matched at the sink, never accepted, never sent: infinitely late, all three.
+  e2e_ms.insert(e2e_ms.end(), results.sent.size() - matched + static_cast<size_t>(lost), INFINITY);
+  std::printf(" matched=%zu unmatched=%zu", matched, results.sent.size() - matched);
+  std::printf("%s", Summary("e2e_", e2e_ms).c_str());
+}
+
+// The same event, with a tenant when asked: the body grows by the field alone.
+std::optional<std::string> RequestBody(const webhookd::bench::Flags& flags) {
+  const std::string payload = flags.Str("payload", kPayload);
+  if (auto doc = nlohmann::json::parse(payload, nullptr, false); !doc.is_object()) {
+    std::fprintf(stderr, "bench_load: --payload must be a JSON object\n");
+    return std::nullopt;
+  }
+  std::string request_body = R"({"type":"order.created","payload":)" + payload + "}";
+  if (const std::string tenant = flags.Str("tenant", ""); !tenant.empty()) {
+    request_body.insert(request_body.size() - 1, R"(,"tenant_id":")" + tenant + "\"");
+  }
+  return request_body;
+}
+
 int main(int argc, char** argv) {
   const webhookd::bench::Flags flags(argc, argv, kUsage);
   const int port = static_cast<int>(flags.Num("port", 0));
@@ -99,16 +148,9 @@ int main(int argc, char** argv) {
   const int sink_port = static_cast<int>(flags.Num("e2e-sink-port", 0));
   const double e2e_wait_s = flags.Num("e2e-wait", 15);
   int64_t max_requests = static_cast<int64_t>(flags.Num("max-requests", 1e15));
-  // The same event, with a tenant when asked: the body grows by the field alone.
-  const std::string payload = flags.Str("payload", kPayload);
-  if (auto doc = nlohmann::json::parse(payload, nullptr, false); !doc.is_object()) {
-    std::fprintf(stderr, "bench_load: --payload must be a JSON object\n");
-    return 2;
-  }
-  std::string request_body = R"({"type":"order.created","payload":)" + payload + "}";
-  if (const std::string tenant = flags.Str("tenant", ""); !tenant.empty()) {
-    request_body.insert(request_body.size() - 1, R"(,"tenant_id":")" + tenant + "\"");
-  }
+  const std::optional<std::string> body = RequestBody(flags);
+  if (!body) return 2;
+  const std::string& request_body = *body;
   if (port <= 0 || connections <= 0 || duration_s <= 0 || rate < 0) {
     std::fprintf(stderr, "bench_load: need --port, and positive --connections and --duration\n");
     return 2;
@@ -209,38 +251,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%s", Summary("", results.latency_ms).c_str());
 
-  if (sink_port > 0) {
-    // The sink keeps the first arrival of each webhook-id; poll until every sent id arrived.
-    std::unordered_map<std::string, int64_t> arrivals;
-    auto client = NewClient(sink_port);
-    const auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(e2e_wait_s));
-    for (;;) {
-      if (auto res = client->Get("/arrivals"); res && res->status == 200) {
-        std::istringstream lines(res->body);
-        std::string id;
-        int64_t ns = 0;
-        arrivals.clear();
-        while (lines >> id >> ns) arrivals.emplace(id, ns);
-      }
-      size_t matched = 0;
-      for (const auto& [id, ns] : results.sent) matched += arrivals.count(id);
-      if (matched == results.sent.size() || Clock::now() >= give_up) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-    std::vector<double> e2e_ms;
-    for (const auto& [id, sent_ns] : results.sent) {
-      if (auto it = arrivals.find(id); it != arrivals.end())
-        e2e_ms.push_back(static_cast<double>(it->second - sent_ns) / 1e6);
-    }
-    const size_t matched = e2e_ms.size();
-    // Never matched at the sink, never accepted, never sent: infinitely late, all three.
-    e2e_ms.insert(e2e_ms.end(),
-                  results.sent.size() - matched + static_cast<size_t>(unsent + results.failed),
-                  INFINITY);
-    std::printf(" matched=%zu unmatched=%zu", matched, results.sent.size() - matched);
-    std::printf("%s", Summary("e2e_", e2e_ms).c_str());
-  }
+  if (sink_port > 0) PrintEndToEnd(sink_port, e2e_wait_s, results, unsent + results.failed);
   std::printf("\n");
   return results.ok > 0 ? 0 : 1;
 }

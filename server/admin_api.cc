@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "core/api_key.h"
 #include "core/validation.h"
+#include "server/admin_codec.h"
 #include "server/api.h"
 #include "server/api_request.h"
 

@@ -2,6 +2,7 @@
 #include "base/log.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/dead_letter_codec.h"
 
 namespace webhookd {
 

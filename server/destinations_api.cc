@@ -4,6 +4,7 @@
 #include "server/api.h"
 #include "server/api_request.h"
 #include "server/carried_credentials.h"
+#include "server/destination_codec.h"
 
 namespace webhookd {
 

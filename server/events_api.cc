@@ -5,6 +5,7 @@
 #include "core/validation.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/event_codec.h"
 #include "server/ingest_trace.h"
 
 namespace webhookd {

@@ -206,6 +206,47 @@ class Builder {
     return true;
   }
 
+  // `type`: a name or an array of distinct names.
+  bool Types(const Json& v, const std::string& at, SchemaNode& n) {
+    if (v.is_string()) {
+      auto bit = TypeNamed(v.get_ref<const std::string&>());
+      if (!bit) return Fail(at, "is not a JSON Schema type");
+      n.types = *bit;
+      return true;
+    }
+    if (!v.is_array() || v.empty()) return Fail(at, "must be a type name or an array of them");
+    for (const Json& name : v) {
+      auto bit = name.is_string() ? TypeNamed(name.get_ref<const std::string&>()) : std::nullopt;
+      if (!bit || (n.types & *bit)) return Fail(at, "must be a type name or an array of them");
+      n.types |= *bit;
+    }
+    return true;
+  }
+
+  // The keywords whose value maps names to subschemas (`dependencies` also to lists of
+  // names).
+  bool SchemaMap(SchemaNode& n, const std::string& key, const Json& v, const std::string& at,
+                 int depth) {
+    if (!v.is_object()) return Fail(at, "must be an object");
+    for (const auto& [name, sub] : v.items()) {
+      const std::string here = at + "/" + PointerToken(name);
+      if (key == "dependencies" && sub.is_array()) {
+        if (!StringList(sub, here, n.dependency_names[name])) return false;
+        continue;
+      }
+      const SchemaNode* node = nullptr;
+      if (!One(sub, here, depth, node)) return false;
+      if (key == "properties") n.properties[name] = node;
+      if (key == "dependencies") n.dependency_schemas[name] = node;
+      if (key == "patternProperties") {
+        Pattern p;
+        if (!Regex(name, here, p)) return false;
+        n.pattern_properties.emplace_back(std::move(p), node);
+      }
+    }
+    return true;
+  }
+
   bool Keyword(SchemaNode& n, const std::string& key, const Json& v, const std::string& at,
                int depth) {
     if (key == "$ref") {
@@ -213,20 +254,7 @@ class Builder {
       n.ref_text = v.get<std::string>();
       unresolved_.push_back(&n);
     } else if (key == "type") {
-      if (v.is_string()) {
-        auto bit = TypeNamed(v.get_ref<const std::string&>());
-        if (!bit) return Fail(at, "is not a JSON Schema type");
-        n.types = *bit;
-      } else if (v.is_array() && !v.empty()) {
-        for (const Json& name : v) {
-          auto bit =
-              name.is_string() ? TypeNamed(name.get_ref<const std::string&>()) : std::nullopt;
-          if (!bit || (n.types & *bit)) return Fail(at, "must be a type name or an array of them");
-          n.types |= *bit;
-        }
-      } else {
-        return Fail(at, "must be a type name or an array of them");
-      }
+      return Types(v, at, n);
     } else if (key == "enum") {
       if (!v.is_array()) return Fail(at, "must be an array");
       n.has_enum = true;
@@ -304,23 +332,7 @@ class Builder {
       return List(v, at, depth, n.one_of);
     } else if (key == "properties" || key == "patternProperties" || key == "definitions" ||
                key == "dependencies") {
-      if (!v.is_object()) return Fail(at, "must be an object");
-      for (const auto& [name, sub] : v.items()) {
-        const std::string here = at + "/" + PointerToken(name);
-        if (key == "dependencies" && sub.is_array()) {
-          if (!StringList(sub, here, n.dependency_names[name])) return false;
-          continue;
-        }
-        const SchemaNode* node = nullptr;
-        if (!One(sub, here, depth, node)) return false;
-        if (key == "properties") n.properties[name] = node;
-        if (key == "dependencies") n.dependency_schemas[name] = node;
-        if (key == "patternProperties") {
-          Pattern p;
-          if (!Regex(name, here, p)) return false;
-          n.pattern_properties.emplace_back(std::move(p), node);
-        }
-      }
+      return SchemaMap(n, key, v, at, depth);
     } else if (key == "$id" || key == "$schema" || key == "title" || key == "$comment") {
       if (!v.is_string()) return Fail(at, "must be a string");
     }

@@ -174,6 +174,30 @@ bool IsTrue(std::string_view text) { return EqualsIgnoreCase(Trim(text, kBlanks)
 
 }  // namespace
 
+std::span<const ConfigVariable> TraceVariables() {
+  static constexpr ConfigVariable kVariables[] = {
+      {"OTEL_SDK_DISABLED", "false", "true or false"},
+      {"OTEL_TRACES_EXPORTER", "otlp", "otlp or none"},
+      {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "unset", "an http:// or https:// URL"},
+      {"OTEL_EXPORTER_OTLP_ENDPOINT", "unset: no export", "an http:// or https:// URL"},
+      {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "none", "key=value,key2=value2"},
+      {"OTEL_EXPORTER_OTLP_HEADERS", "none", "key=value,key2=value2"},
+      {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf", "http/protobuf or http/json"},
+      {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", "http/protobuf or http/json"},
+      {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "10000", "milliseconds"},
+      {"OTEL_EXPORTER_OTLP_TIMEOUT", "10000", "milliseconds"},
+      {"OTEL_RESOURCE_ATTRIBUTES", "none", "key=value,key2=value2"},
+      {"OTEL_SERVICE_NAME", "webhookd", "a name"},
+      {"OTEL_BSP_SCHEDULE_DELAY", "5000", "milliseconds"},
+      {"OTEL_BSP_EXPORT_TIMEOUT", "30000", "milliseconds"},
+      {"OTEL_BSP_MAX_QUEUE_SIZE", "2048", "spans"},
+      {"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "512", "spans (at most OTEL_BSP_MAX_QUEUE_SIZE)"},
+      {"OTEL_TRACES_SAMPLER", "parentbased_always_on", "a sampler's name"},
+      {"OTEL_TRACES_SAMPLER_ARG", "1", "a ratio from 0 to 1"},
+  };
+  return kVariables;
+}
+
 Result<std::optional<ExporterOptions>> ExporterOptionsFromEnv(const EnvLookup& getenv) {
   if (const auto disabled = Get(getenv, "OTEL_SDK_DISABLED"); disabled && IsTrue(*disabled)) {
     return std::nullopt;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,5 +49,11 @@ struct ExporterOptions {
 // OTEL_BSP_MAX_EXPORT_BATCH_SIZE      512, at most the queue's size
 // OTEL_BSP_EXPORT_TIMEOUT             milliseconds, 30000
 Result<std::optional<ExporterOptions>> ExporterOptionsFromEnv(const EnvLookup& getenv);
+
+// Every OpenTelemetry variable webhookd reads, with its default and what a value must be,
+// beside base/config's ConfigVariables(): ExporterOptionsFromEnv's, and the sampler's two
+// (read by cmd/webhookd/tracing.cc). `webhookd server --help` lists them; docs/tracing.md
+// describes them, and a test holds both to what is read.
+std::span<const ConfigVariable> TraceVariables();
 
 }  // namespace webhookd::trace

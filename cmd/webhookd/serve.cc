@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "base/log.h"
@@ -45,6 +46,7 @@
 #include "server/http_server.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
+#include "trace/exporter_options.h"
 #include "worker/curl_sender.h"
 #include "worker/dispatcher.h"
 #include "worker/purger.h"
@@ -52,7 +54,7 @@
 namespace webhookd::cmd {
 namespace {
 
-constexpr const char* kServeHelp = R"(Usage: webhookd server | worker | all
+constexpr const char* kServeUsage = R"(Usage: webhookd server | worker | all
 
 server  the REST API on WEBHOOKD_ADDR (default 127.0.0.1:8080), with /healthz, /readyz
         and /metrics
@@ -62,16 +64,26 @@ all     both in one process, everything on WEBHOOKD_ADDR
 
 SIGTERM or SIGINT stops cleanly: the listener closes, deliveries in progress finish and
 are recorded, unstarted ones are handed back, then the process exits 0.
-Environment: DATABASE_URL, WEBHOOKD_ADDR, WEBHOOKD_WORKER_ADDR,
-WEBHOOKD_BOOTSTRAP_ADMIN_KEY, WEBHOOKD_RETRY_SCHEDULE, WEBHOOKD_RETRY_JITTER,
-WEBHOOKD_WORKER_CONCURRENCY, WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_CONNECT_TIMEOUT,
-WEBHOOKD_ATTEMPT_TIMEOUT, WEBHOOKD_LEASE, WEBHOOKD_MAX_PAYLOAD_BYTES,
-WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS, WEBHOOKD_LOG_LEVEL, WEBHOOKD_PUBLIC_URL,
-WEBHOOKD_CIRCUIT_THRESHOLD, WEBHOOKD_CIRCUIT_COOLDOWN, WEBHOOKD_DISABLE_AFTER,
-WEBHOOKD_MAX_DESTINATIONS_PER_TENANT, WEBHOOKD_MAX_CONNECTIONS_PER_CLIENT,
-WEBHOOKD_ENCRYPTION_KEY,
-WEBHOOKD_ENCRYPTION_KEY_PREVIOUS, WEBHOOKD_UI, WEBHOOKD_RETENTION, WEBHOOKD_SECRET_GRACE.
 )";
+
+// The usage, then every variable read, from the tables that read them, so the list
+// cannot fall behind them.
+std::string ServeHelp() {
+  std::string help = kServeUsage;
+  std::string line = "Environment (docs/configuration.md, docs/tracing.md):";
+  const auto add = [&](std::string_view name) {
+    if (line.size() + name.size() + 2 > 88) {
+      help += line + "\n";
+      line.clear();
+    } else {
+      line += ' ';
+    }
+    line += name;
+  };
+  for (const ConfigVariable& v : ConfigVariables()) add(v.name);
+  for (const ConfigVariable& v : trace::TraceVariables()) add(v.name);
+  return help + line + "\n";
+}
 
 // Blocks SIGTERM and SIGINT in every thread made after this, so one thread can wait for
 // them with sigwait and stop things in order.
@@ -367,7 +379,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   const bool api = mode != Mode::kWorker;
   const bool worker = mode != Mode::kServer;
   if (WantsHelp(args)) {
-    std::fputs(kServeHelp, stdout);
+    std::fputs(ServeHelp().c_str(), stdout);
     return 0;
   }
   if (!args.empty()) return Usage("unexpected argument " + args.front() + "; see --help");

@@ -5,6 +5,10 @@
 #include <chrono>
 
 #include "core/signing.h"
+#include "server/admin_codec.h"
+#include "server/dead_letter_codec.h"
+#include "server/destination_codec.h"
+#include "server/event_codec.h"
 #include "server/event_type_codec.h"
 
 namespace webhookd {

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 namespace webhookd::trace {
 namespace {
@@ -223,6 +226,40 @@ TEST(ExporterOptionsFromEnv, BadNumbersNameTheVariable) {
        }) {
     EXPECT_THAT(ErrorOf(WithEndpoint({{name, value}})), HasSubstr(name + ": expected"))
         << name << "=" << value;
+  }
+}
+
+// TraceVariables() is the list `webhookd server --help` prints: every variable the
+// parser reads must be in it, and each must be in docs/tracing.md's table (a per-signal
+// _TRACES_ name in the row of its general one).
+TEST(TraceVariables, ListEveryVariableReadAndAreDocumented) {
+  std::set<std::string> listed;
+  for (const ConfigVariable& v : TraceVariables()) listed.emplace(v.name);
+  std::set<std::string> read;
+  const EnvLookup recording = [&read](std::string_view name) -> std::optional<std::string> {
+    read.emplace(name);
+    if (name == "OTEL_EXPORTER_OTLP_ENDPOINT") return "http://127.0.0.1:4318";
+    return std::nullopt;
+  };
+  ASSERT_TRUE(ExporterOptionsFromEnv(recording).has_value());
+  read.insert({"OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG"});  // cmd/webhookd/tracing.cc
+  for (const std::string& name : read) EXPECT_TRUE(listed.contains(name)) << name;
+  EXPECT_GE(read.size(), 16u);
+
+  std::ifstream file(std::string(WEBHOOKD_SOURCE_DIR) + "/docs/tracing.md");
+  ASSERT_TRUE(file) << "docs/tracing.md not found";
+  std::stringstream text;
+  text << file.rdbuf();
+  for (const std::string& name : listed) {
+    std::string general = name;
+    if (const size_t at = general.find("_TRACES_"); at != std::string::npos &&
+                                                    name != "OTEL_TRACES_EXPORTER" &&
+                                                    !name.starts_with("OTEL_TRACES_SAMPLER")) {
+      general.erase(at, std::string("_TRACES").size());
+    }
+    const bool named = text.str().find("`" + general + "`") != std::string::npos ||
+                       text.str().find("`" + general + "=") != std::string::npos;
+    EXPECT_TRUE(named) << name << " is not in docs/tracing.md";
   }
 }
 

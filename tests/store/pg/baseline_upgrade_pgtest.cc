@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -160,6 +161,23 @@ void InsertData(const std::string& url) {
   tx.commit();
 }
 
+// The lines of `a` that `b` lacks, for a message shorter than two whole dumps.
+std::string LinesOnlyIn(const std::string& a, const std::string& b) {
+  std::multiset<std::string> others;
+  std::istringstream in_b(b);
+  for (std::string line; std::getline(in_b, line);) others.insert(line);
+  std::string out;
+  std::istringstream in_a(a);
+  for (std::string line; std::getline(in_a, line);) {
+    if (auto it = others.find(line); it != others.end()) {
+      others.erase(it);
+    } else {
+      out += "  " + line + "\n";
+    }
+  }
+  return out;
+}
+
 std::string MigrateWithTheBinary(const std::string& url) {
   auto [code, out] = WebhookdProcess::RunCommand({"migrate"}, {{"DATABASE_URL", url}});
   EXPECT_EQ(code, 0) << out;
@@ -212,7 +230,10 @@ TEST(BaselineUpgradeTest, ADatabaseAt0034AndAFreshOneEndWithOneCatalogAndOneAnsw
   // The catalog: tables, indexes, constraints, functions, triggers, views, grants.
   const std::string want = SchemaDump(fresh.url());
   ASSERT_NE(want.find("CREATE TABLE webhookd.deliveries"), std::string::npos);
-  EXPECT_EQ(SchemaDump(before.url()), want);
+  const std::string got = SchemaDump(before.url());
+  EXPECT_TRUE(got == want) << "only in the upgraded database:\n"
+                           << LinesOnlyIn(got, want) << "only in the fresh one:\n"
+                           << LinesOnlyIn(want, got);
 
   // Both are ready, with the baseline recorded, and a second run applies nothing.
   for (const std::string& url : {before.url(), fresh.url()}) {

@@ -16,7 +16,7 @@
 -- order, constraint names and storage settings are the ones the migrations left, so a
 -- database made here and one migrated to 0034 have the same catalog
 -- (tests/store/pg/baseline_upgrade_pgtest.cc compares their pg_dump).
---
+
 -- The state of store/pg/schema/filter_shape_expr.sql's walk over a filter's tokens: a
 -- type its functions take, so it exists before them.
 CREATE TYPE webhookd.filter_shape AS (

@@ -9,7 +9,7 @@
 namespace webhookd {
 
 // The event catalog and the payload filters' rule (the tables in
-// migrations/0019_event_catalog.sql; the rules in store/pg/schema/filter_problem.sql and
+// migrations/0034_baseline.sql; the rules in store/pg/schema/filter_problem.sql and
 // bump_catalog_generation.sql). Thread-safe; nothing here throws.
 class CatalogStore {
  public:

@@ -6,10 +6,11 @@
 -- ignored and the event gets a fresh trace.
 --
 -- Runs with its owner's rights, so a caller needs EXECUTE alone. Nobody but the owner
--- holds it from PUBLIC; the grant to webhookd_publisher is given by the migrations
--- (0009, 0016, 0022) only when that role is webhookd's own, and CREATE OR REPLACE keeps
--- it. A new signature is a new function: drop the old one in a migration and carry the
--- grant over as 0022 does.
+-- holds it from PUBLIC; webhookd_publisher gets it below only when that role is
+-- webhookd's own (marked by the baseline migration, which made it) and holds the schema
+-- (the baseline grants it; a role webhookd did not make never got it, or lost it). A new
+-- signature is a new function: drop the old one in a migration, and change the grant's
+-- signature here.
 CREATE OR REPLACE FUNCTION webhookd.publish(type text, payload text, tenant_id text DEFAULT NULL::text, destination_id text DEFAULT NULL::text, idempotency_key text DEFAULT NULL::text, ordering_key text DEFAULT NULL::text, traceparent text DEFAULT NULL::text, tracestate text DEFAULT NULL::text)
  RETURNS text
  LANGUAGE plpgsql
@@ -170,3 +171,14 @@ END
 $function$;
 
 REVOKE ALL ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text) FROM PUBLIC;
+
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'webhookd_publisher'
+                AND shobj_description(r.oid, 'pg_authid') = 'webhookd publisher role')
+     AND has_schema_privilege('webhookd_publisher', 'webhookd', 'USAGE') THEN
+    GRANT EXECUTE ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text)
+      TO webhookd_publisher;
+  END IF;
+END
+$$;

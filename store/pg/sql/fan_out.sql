@@ -1,7 +1,7 @@
 -- The event's tenant's destinations (or, for an event without one, those without one)
 -- selected by the type rule of event_type_matches, as keys computed once (the sub-select)
 -- and one overlap per destination (store/pg/schema/event_type_keys.sql). The tenant test is
--- written as the expression of the destinations_fan_out index (migrations/0006_tenants.sql),
+-- written as the expression of the destinations_fan_out index (migrations/0034_baseline.sql),
 -- so the fan-out reads that tenant's destinations alone, however many others there are.
 -- A filtered destination gets it only if its filter is true for the payload, made jsonb
 -- once and only when some candidate has a filter (see insert_event_group.sql).

@@ -3,7 +3,7 @@
 -- if that API key is live (neither revoked nor expired) and may publish; otherwise its
 -- `ord` comes back with a NULL id. $4: each row's tenant (NULL: none). Each event reaches
 -- its own tenant's destinations alone, found through the destinations_fan_out index
--- (migrations/0006_tenants.sql) whose expression the join repeats, and matched by type
+-- (migrations/0034_baseline.sql) whose expression the join repeats, and matched by type
 -- with the keys of event_type_keys (store/pg/schema/event_type_keys.sql), computed once
 -- per event; a filtered destination gets the event only if its filter is true for the
 -- payload (evaluated silently: unknown or an error is no delivery). $5: each row's
@@ -55,7 +55,7 @@ dl AS (
   INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
   SELECT i.id, t.id, t.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (
     -- The payload as jsonb, once per event and only when a candidate has a filter: one
-    -- probe of the destinations_filtered index (migrations/0019_event_catalog.sql).
+    -- probe of the destinations_filtered index (migrations/0034_baseline.sql).
     SELECT CASE WHEN EXISTS (
              SELECT 1 FROM destinations f
               WHERE f.filter IS NOT NULL AND f.enabled AND f.deleted_at IS NULL

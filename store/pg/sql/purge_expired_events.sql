@@ -3,7 +3,7 @@
 -- A delivery replayed meanwhile (dead_lettered → pending after this statement's snapshot)
 -- is not deleted: its DELETE waits for the replay and then finds it no longer terminal. Its
 -- event then stays too, with its idempotency key: an event goes only when every delivery
--- the snapshot counted under it went (no foreign key checks this; migrations/0031).
+-- the snapshot counted under it went (no foreign key checks this: migrations/0034_baseline.sql declares none on these tables).
 --
 -- Every row is found through an index, so a batch costs the same however large the tables
 -- are; events are read only up to the last old one (store/pg/schema/last_event_before.sql), so a round with

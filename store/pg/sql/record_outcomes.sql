@@ -1,12 +1,12 @@
 -- One statement for a whole batch of attempt outcomes; rows whose claim token no longer
 -- matches are left alone and get no attempt row. A row is found by its id and token
--- alone: a token is set exactly while its row is in flight (migrations/0024), so the one
+-- alone: a token is set exactly while its row is in flight (a constraint of migrations/0034_baseline.sql), so the one
 -- plan is a key lookup per record (sql/scripts/key_plans.sql). What the rest of the
 -- statement needs of each applied record, the UPDATE returns: no join of the batch with
 -- itself, which without hash joins would cost the square of its size.
 --
 -- The same statement keeps each destination's protection (the columns:
--- migrations/0011_protection.sql; this statement is where the breaker and the adaptive
+-- migrations/0034_baseline.sql; this statement is where the breaker and the adaptive
 -- cap are defined, and tests/store/pg/protection_rules_pgtest.cc states them as tables of
 -- scenarios) and publishes the
 -- operational events those changes cause, so an event exists if and only if its change

@@ -14,7 +14,7 @@
 -- @param $6 status_codes
 -- @param $7 response_bodies
 -- A row is found by its id and claim token alone: a token is set exactly while its row
--- is in flight (migrations/0024), so the one plan is a key lookup per record
+-- is in flight (a constraint of migrations/0034_baseline.sql), so the one plan is a key lookup per record
 -- (sql/scripts/key_plans.sql). Each applied record's attempt comes from what the UPDATE
 -- returns, so no second join of the batch is needed.
 WITH u AS (

@@ -605,9 +605,9 @@ void LogNestedPlans(pqxx::transaction_base& tx) {
   tx.exec("SET auto_explain.log_nested_statements = on");
 }
 
-// The claim's events lookup (in its UPDATE since migrations/0023) probes the primary key
-// once per claimed row: a plain join was merged or hashed against the whole events table
-// on every claim, a cost that grew with every stored event.
+// The claim's events lookup (in its UPDATE since migration 0023, before the baseline) probes the
+// primary key once per claimed row: a plain join was merged or hashed against the whole events
+// table on every claim, a cost that grew with every stored event.
 TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
   CreateDestination(64);
   db_.Exec(
@@ -648,8 +648,8 @@ TEST_F(ClaimPgTest, AClaimPlannedOnAnEmptyDatabaseStillFindsItsRowsByKeyOnceItHa
 }
 
 // Every row a destination offers stays locked until the claim commits, so each offers
-// twice its even share of the batch (migrations/0025), not its whole free cap: 10
-// destinations with room for 16 and a claim of 8 offer 2 each, not 8 each.
+// twice its even share of the batch (migration 0025, before the baseline), not its whole free cap:
+// 10 destinations with room for 16 and a claim of 8 offer 2 each, not 8 each.
 TEST_F(ClaimPgTest, AClaimLocksTwiceItsShareOfTheBatchNotEveryDestinationsFreeCap) {
   for (int i = 0; i < 10; ++i) CreateDestination(16);
   Ingest(16);
@@ -669,7 +669,7 @@ TEST_F(ClaimPgTest, AClaimLocksTwiceItsShareOfTheBatchNotEveryDestinationsFreeCa
 
 // Deliveries due at the same moment (one ingest statement stamps them all) are taken in
 // an order each claim draws afresh from its token: the same destinations do not always go
-// first, to drain first while the rest wait (migrations/0025).
+// first, to drain first while the rest wait (migration 0025, before the baseline).
 TEST_F(ClaimPgTest, TiesInDueTimeGoToDifferentDestinationsFirstAtEachClaim) {
   std::vector<int64_t> all;
   for (int i = 0; i < 10; ++i) all.push_back(CreateDestination(16));
@@ -730,8 +730,8 @@ std::string PlansOfClaimEnds(pqxx::connection& conn, const std::vector<ClaimedDe
   return plans.text;
 }
 
-// An outcome finds its row by id and claim token alone (migrations/0024), and the
-// worker's connections make no hash join (sql/scripts/key_plans.sql): with `status =
+// An outcome finds its row by id and claim token alone (migration 0024, before the baseline), and
+// the worker's connections make no hash join (sql/scripts/key_plans.sql): with `status =
 // 'in_flight'` asked too, a plan made when few deliveries were in flight hashed the batch
 // against all of them, and went on doing so at 1,024 in flight.
 TEST_F(ClaimPgTest, OutcomesPlannedWhenFewWereInFlightLookUpEachRowByKeyWhenManyAre) {

@@ -1,10 +1,10 @@
 // The claim beside a platform's idle destinations: its cost must follow the destinations
 // that have pending work, not every destination. Measured in shared buffers the claim
 // touches (deterministic, unlike time): with 100,000 idle destinations of 10,000 tenants,
-// the claim of migrations/0011 read about 206,000 buffers; the claim that skips through
-// the pending index (migrations/0012) reads about 2,700, but as much as the first once
-// each of those destinations has a retry waiting; the claim that visits only the due
-// hints (migrations/0014) reads a few hundred in both cases.
+// the claim of migration 0011, before the baseline, read about 206,000 buffers; the claim that
+// skips through the pending index (migration 0012, before the baseline) reads about 2,700, but as
+// much as the first once each of those destinations has a retry waiting; the claim that visits only
+// the due hints (migration 0014, before the baseline) reads a few hundred in both cases.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -132,8 +132,8 @@ TEST_F(ClaimScalePgTest, AClaimBesideAHundredThousandIdleDestinationsReadsOnlyWh
 // destination. Its index entries were merged into posting lists, which an index scan can
 // only mark dead once every row they name is dead: one row still pending among them, and
 // each claim fetched again every delivered row behind it, from a heap page of its own,
-// until a VACUUM. The queue's indexes keep one entry per row (migrations/0026), and a
-// scan marks each dead one once.
+// until a VACUUM. The queue's indexes keep one entry per row (migration 0026, before the baseline),
+// and a scan marks each dead one once.
 TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBacklog) {
   for (int i = 0; i < 50; ++i) CreateDestination(testing::TestDestination({"order.*"}, 1000));
   db_.Exec(
@@ -190,7 +190,7 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBack
 // planned (as a worker's first claim plans it, on a young table) as a bitmap scan, it
 // fetched every delivery sent since the last VACUUM from the heap again at every claim,
 // since nothing marks entries for a bitmap scan. With plain index scans the first claim
-// marks them and later ones step over them (migrations/0030).
+// marks them and later ones step over them (migration 0030, before the baseline).
 TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
   const int64_t dst = CreateDestination(testing::TestDestination({"order.*"}, 1000));
   db_.Exec("ALTER TABLE deliveries SET (autovacuum_enabled = off)");

@@ -1,6 +1,6 @@
 // The fan-out's type rule (store/pg/schema/event_type_matches.sql) restated on keys must
-// answer as its first definition (migrations/0004_schema_webhookd.sql) did, for every
-// pattern against every type of a table of cases.
+// answer as its first definition (migration 0004, in the git history before the baseline) did, for
+// every pattern against every type of a table of cases.
 #include <gtest/gtest.h>
 
 #include <string>

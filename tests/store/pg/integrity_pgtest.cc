@@ -1,6 +1,6 @@
 // What the foreign keys of deliveries, attempts and dead letters held, now held by the
-// statements that write and delete those rows (migrations/0031): no row outlives its
-// parent, and writing a row never reads its parent table, however that table's
+// statements that write and delete those rows (migration 0031, before the baseline): no row
+// outlives its parent, and writing a row never reads its parent table, however that table's
 // statistics look.
 #include <gtest/gtest.h>
 

@@ -45,21 +45,7 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_TRUE(applied->definitions);
-  EXPECT_THAT(
-      applied->versions,
-      ::testing::ElementsAre(
-          "0001_init", "0002_claim_by_destination", "0003_claim_function", "0004_schema_webhookd",
-          "0005_secret_rotation", "0006_tenants", "0008_purge_indexes", "0009_publish",
-          "0010_event_type_keys", "0011_protection", "0012_claim_pending_destinations",
-          "0013_delivery_counts", "0014_due_destinations", "0015_list_indexes",
-          "0016_producer_hardening", "0017_destination_quota", "0018_ordered_delivery",
-          "0019_event_catalog", "0020_egress", "0021_trace_context", "0022_publish_trace_context",
-          "0023_claim_returns_trace_context", "0024_claim_token_while_in_flight",
-          "0025_claim_locks_its_share", "0026_queue_indexes_keep_one_entry_per_row",
-          "0027_event_type_keys_in_plpgsql", "0028_delivery_rows", "0029_fifo_keys_take_turns",
-          "0030_claim_reads_by_index_scans", "0031_parents_by_construction",
-          "0032_purge_reads_only_old_events", "0033_filters_linear",
-          "0034_plain_values_that_read_as_sealed"));
+  EXPECT_THAT(applied->versions, ::testing::ElementsAre("0034_baseline"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.
@@ -103,7 +89,8 @@ TEST(MigrateTest, TwoConcurrentRunsOnAnEmptyDatabaseBothSucceedAndApplyEachFileO
     // And the schema files once.
     EXPECT_NE(results[0]->definitions, results[1]->definitions) << "round " << round;
     EXPECT_EQ(Applied(db), AllVersions());
-    EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_migrations WHERE version = '0001_init'"), "1");
+    EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_migrations WHERE version = '0034_baseline'"),
+              "1");
     for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   }
 }
@@ -142,11 +129,11 @@ TEST(MigrateTest, ReadyOnlyOnceEveryMigrationIsApplied) {
   EXPECT_TRUE(*after);
 
   // A database missing a known migration is not ready.
-  db.Exec("DELETE FROM schema_migrations WHERE version = '0001_init'");
+  db.Exec("DELETE FROM schema_migrations WHERE version = '0034_baseline'");
   auto missing = store.Ready();
   ASSERT_TRUE(missing) << missing.error().message;
   EXPECT_FALSE(*missing);
-  db.Exec("INSERT INTO schema_migrations (version) VALUES ('0001_init')");
+  db.Exec("INSERT INTO schema_migrations (version) VALUES ('0034_baseline')");
 
   // Nor one missing the binary's schema files.
   db.Exec("DELETE FROM schema_definitions");
@@ -203,95 +190,33 @@ TEST(MigrateTest, AFailingSchemaFileLeavesNoTrace) {
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM schema_definitions"), "1");
 }
 
-// A database made by a release before 0.2 (tables in public, migrations 0001-0003 applied)
-// moves into schema webhookd on `migrate` and keeps every row; a table of the
-// application's own in public, with a name webhookd also uses, stays where it is.
-TEST(MigrateTest, AnInstallationInPublicMovesIntoSchemaWebhookdWithEveryRow) {
+// A database made by a release before 0.2 (tables in public) is named, not taken for an
+// empty one: the migration that moved it into schema webhookd (0004) is in the baseline's
+// past. Nothing is written, and the application's own tables stay as they are.
+TEST(MigrateTest, AnInstallationInPublicIsSentToThePreviousReleaseUntouched) {
   TestDatabase db(false);
-  const auto all = pg::EmbeddedMigrations();
   {
-    // The previous release: migrations ran with the default search_path (public).
     auto conn = std::make_unique<pqxx::connection>(db.url());
     pqxx::nontransaction tx(*conn);
     tx.exec(
-        "CREATE TABLE schema_migrations (version text PRIMARY KEY,"
-        " applied_at timestamptz NOT NULL DEFAULT now())");
-    for (const auto& m : all.subspan(0, 3)) {
-      tx.exec(m.sql);
-      tx.exec_params("INSERT INTO schema_migrations (version) VALUES ($1)", m.version);
-    }
-    tx.exec(
-        "INSERT INTO api_keys (name, role, key_hash) VALUES ('old', 'admin', 'h1');"
-        "INSERT INTO destinations (url, secret) VALUES ('https://example.com/a', 'whsec_x');"
-        "INSERT INTO events (type, payload) SELECT 'order.created', '{\"n\":' || g || '}'"
-        "  FROM generate_series(1, 50) g;"
-        "INSERT INTO deliveries (event_id, destination_id, next_attempt_at)"
-        "  SELECT id, 1, now() FROM events;"
-        "UPDATE deliveries SET status = 'dead_lettered' WHERE id <= 5;"
-        // Two rows that break the rule 0024 states: a token on a finished delivery, and
-        // an in-flight one without its token.
-        "UPDATE deliveries SET status = 'succeeded', claim_token = 9 WHERE id = 6;"
-        "UPDATE deliveries SET status = 'in_flight', lease_until = now() + interval '1 hour'"
-        "  WHERE id = 7;"
-        "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome)"
-        "  SELECT id, 1, now(), 3, 'permanent' FROM deliveries WHERE id <= 5;"
-        "INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count)"
-        "  SELECT id, event_id, 1, 'permanent_failure', 1 FROM deliveries WHERE id <= 5;"
-        "INSERT INTO idempotency_keys (key, request_hash, event_id) VALUES ('k', 'h', 1);");
-    // The application's own table, unrelated to webhookd.
-    tx.exec(
+        "CREATE TABLE public.schema_migrations (version text PRIMARY KEY,"
+        " applied_at timestamptz NOT NULL DEFAULT now());"
+        "INSERT INTO public.schema_migrations (version) VALUES ('0001_init'),"
+        " ('0002_claim_by_destination'), ('0003_claim_function');"
+        "CREATE TABLE public.destinations (id bigint PRIMARY KEY, url text NOT NULL);"
+        "CREATE TABLE public.deliveries (id bigint PRIMARY KEY);"
+        "INSERT INTO public.destinations VALUES (1, 'https://example.com/a');"
         "CREATE TABLE public.orders (id int PRIMARY KEY); INSERT INTO public.orders VALUES (42)");
   }
-
-  auto applied = pg::Migrate(db.url(), all);
-  ASSERT_TRUE(applied) << applied.error().message;
-  EXPECT_THAT(
-      applied->versions,
-      ::testing::ElementsAre(
-          "0004_schema_webhookd", "0005_secret_rotation", "0006_tenants", "0008_purge_indexes",
-          "0009_publish", "0010_event_type_keys", "0011_protection",
-          "0012_claim_pending_destinations", "0013_delivery_counts", "0014_due_destinations",
-          "0015_list_indexes", "0016_producer_hardening", "0017_destination_quota",
-          "0018_ordered_delivery", "0019_event_catalog", "0020_egress", "0021_trace_context",
-          "0022_publish_trace_context", "0023_claim_returns_trace_context",
-          "0024_claim_token_while_in_flight", "0025_claim_locks_its_share",
-          "0026_queue_indexes_keep_one_entry_per_row", "0027_event_type_keys_in_plpgsql",
-          "0028_delivery_rows", "0029_fifo_keys_take_turns", "0030_claim_reads_by_index_scans",
-          "0031_parents_by_construction", "0032_purge_reads_only_old_events", "0033_filters_linear",
-          "0034_plain_values_that_read_as_sealed"));
-  for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
+  auto r = pg::Migrate(db.url(), pg::EmbeddedMigrations());
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, ::testing::HasSubstr("before 0.2"));
+  EXPECT_THAT(r.error().message, ::testing::HasSubstr("last release before the baseline"));
+  EXPECT_EQ(db.Scalar("SELECT to_regnamespace('webhookd') IS NULL"), "t");
   EXPECT_EQ(db.Scalar("SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
                       " WHERE schemaname = 'public'"),
-            "orders");
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.events"), "50");
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.deliveries"), "50");
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.attempts"), "5");
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.dead_letters"), "5");
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.idempotency_keys"), "1");
-  EXPECT_EQ(db.Scalar("SELECT key_hash FROM webhookd.api_keys"), "h1");
-  EXPECT_EQ(Applied(db), AllVersions());
-  EXPECT_EQ(db.Scalar("SELECT status || ':' || coalesce(claim_token::text, '-')"
-                      " FROM webhookd.deliveries WHERE id = 6"),
-            "succeeded:-");
-  EXPECT_EQ(db.Scalar("SELECT status FROM webhookd.deliveries WHERE id = 7"), "pending");
-
-  // The moved installation works: ids continue, the claim function is in place.
-  pg::PgStore store(db.url(), pg::PgStore::Options{.api_connections = 1});
-  auto ready = store.Ready();
-  ASSERT_TRUE(ready && *ready);
-  auto receipt = store.InsertEvent(NewEvent{"order.created", "{}", std::nullopt}, std::nullopt);
-  ASSERT_TRUE(receipt) << receipt.error().message;
-  EXPECT_EQ(receipt->event.id, 51);
-  ASSERT_EQ(receipt->event.deliveries.size(), 1u);
-  auto claimed = store.ClaimDue(100, std::chrono::minutes(1), 1000);
-  ASSERT_TRUE(claimed) << claimed.error().message;
-  // The 43 pending moved ones, the one 0024 sent back from in flight, and the new one.
-  EXPECT_EQ(claimed->deliveries.size(), 45u);
-  // A second run moves nothing and applies nothing.
-  auto again = pg::Migrate(db.url(), all);
-  ASSERT_TRUE(again);
-  EXPECT_TRUE(again->versions.empty());
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM public.orders"), "1");
+            "deliveries,destinations,orders,schema_migrations");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM public.destinations"), "1");
 }
 
 }  // namespace

@@ -137,7 +137,8 @@ TEST_F(PlatformScalePgTest, PeriodicStatementsCostWhatTheyReturnNotWhatIsStored)
   ExpectCheap("the lease sweep", pg::sql::kRequeueExpired.sql, {}, 100);
   ExpectCheap("a purge batch", pg::sql::kPurgeExpiredEvents.sql, {"604800000000", "100"}, 3000);
   // With nothing old enough (a retention of ten years), a round reads up to the last old
-  // event, none, rather than every event: 5 buffers here, 491 before migrations/0032.
+  // event, none, rather than every event: 5 buffers here, 491 before migration 0032 (before the
+  // baseline).
   ExpectCheap("a purge round with nothing to purge", pg::sql::kPurgeExpiredEvents.sql,
               {"315360000000000", "100"}, 50);
   ExpectCheap("the tenants", pg::sql::kListTenants.sql, {null, "51"}, 2000);

@@ -26,7 +26,7 @@ DECLARE
   v_event bigint;
   v_held record;
   v_doc json;
-  v_filtered jsonb;
+  v_keys text[];
   v_deliveries int;
   v_traceparent text := valid_traceparent(publish.traceparent);
   v_tracestate text;
@@ -139,25 +139,17 @@ BEGIN
      WHERE k.tenant_scope = coalesce(v_tenant, '') AND k.key = idempotency_key;
   END IF;
 
-  -- The fan-out rule of store/pg/sql/fan_out.sql and fan_out_targeted.sql.
+  -- Targeted as store/pg/sql/fan_out_targeted.sql, else fanned out by webhookd.fan_out.
   IF v_target IS NOT NULL THEN
     INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
     SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
      WHERE d.id = v_target AND d.enabled AND d.deleted_at IS NULL;
   ELSE
-    -- The payload as jsonb only when a candidate has a filter (0019's header).
-    IF EXISTS (SELECT 1 FROM destinations d
-                WHERE d.filter IS NOT NULL AND d.enabled AND d.deleted_at IS NULL
-                  AND coalesce(d.tenant_id, '') = coalesce(v_tenant, '')
-                  AND event_type_matches(d.event_types, v_type)) THEN
-      v_filtered := payload_jsonb(payload);
-    END IF;
+    -- The rule of every fan-out (fan_out.sql); the keys in a variable, computed once.
+    v_keys := event_type_keys(v_type);
     INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
-    SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
-     WHERE d.enabled AND d.deleted_at IS NULL
-       AND coalesce(d.tenant_id, '') = coalesce(v_tenant, '')
-       AND event_type_matches(d.event_types, v_type)  -- a few rows, once per call
-       AND (d.filter_path IS NULL OR jsonb_path_match(v_filtered, d.filter_path, '{}', true))
+    SELECT v_event, d.id, v_tenant, now(), publish.ordering_key
+      FROM fan_out(v_tenant, v_keys, publish.payload) d(id)
      ORDER BY d.id;
   END IF;
   GET DIAGNOSTICS v_deliveries = ROW_COUNT;

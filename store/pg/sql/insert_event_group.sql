@@ -2,11 +2,8 @@
 -- can be matched back to its request by `ord`. A row with a key hash ($3) is ingested only
 -- if that API key is live (neither revoked nor expired) and may publish; otherwise its
 -- `ord` comes back with a NULL id. $4: each row's tenant (NULL: none). Each event reaches
--- its own tenant's destinations alone, found through the destinations_fan_out index
--- (migrations/0034_baseline.sql) whose expression the join repeats, and matched by type
--- with the keys of event_type_keys (store/pg/schema/event_type_keys.sql), computed once
--- per event; a filtered destination gets the event only if its filter is true for the
--- payload (evaluated silently: unknown or an error is no delivery). $5: each row's
+-- the destinations of webhookd.fan_out (store/pg/schema/fan_out.sql: tenant, type,
+-- filter), inlined here, so each event probes the index of its own tenant. $5: each row's
 -- ordering key (NULL: none). $6: the catalog generation each payload was checked against
 -- (0: unchecked); a row checked against an older catalog is not ingested and comes back
 -- `stale`, for its caller to check again. $7, $8: each row's trace context (NULL
@@ -53,26 +50,9 @@ ev AS (
     FROM ids ORDER BY ord RETURNING id),
 dl AS (
   INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
-  SELECT i.id, t.id, t.tenant_id, now(), i.ordering_key FROM ids i CROSS JOIN LATERAL (
-    -- The payload as jsonb, once per event and only when a candidate has a filter: one
-    -- probe of the destinations_filtered index (migrations/0034_baseline.sql).
-    SELECT CASE WHEN EXISTS (
-             SELECT 1 FROM destinations f
-              WHERE f.filter IS NOT NULL AND f.enabled AND f.deleted_at IS NULL
-                AND coalesce(f.tenant_id, '') = coalesce(i.tenant_id, '')
-                AND (cardinality(f.event_types) = 0 OR f.event_types && i.keys))
-           THEN payload_jsonb(i.payload) END AS doc
-    OFFSET 0) j CROSS JOIN LATERAL (
-    SELECT t.id, t.tenant_id FROM destinations t
-     WHERE t.enabled AND t.deleted_at IS NULL
-       AND coalesce(t.tenant_id, '') = coalesce(i.tenant_id, '')
-       AND (cardinality(t.event_types) = 0 OR t.event_types && i.keys)
-       AND (t.filter_path IS NULL OR jsonb_path_match(j.doc, t.filter_path, '{}', true))
-    -- A fence: planned as a join, the generic plan hashed every destination of every
-    -- tenant (the group's size and tenants are unknown when it is made); as its own
-    -- subquery each event probes the index for its tenant.
-    OFFSET 0) t
-   ORDER BY i.id, t.id
+  SELECT i.id, d.id, i.tenant_id, now(), i.ordering_key
+    FROM ids i CROSS JOIN LATERAL webhookd.fan_out(i.tenant_id, i.keys, i.payload) d(id)
+   ORDER BY i.id, d.id
   RETURNING id, event_id, destination_id),
 woken AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM dl LIMIT 1) x)
 SELECT x.ord, i.id, now(), d.id, d.destination_id,

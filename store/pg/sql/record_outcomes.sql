@@ -183,8 +183,9 @@ health AS (
     FROM timed s WHERE t.id = s.id),
 -- Operational events: no tenant of their own (the payload names the destination's), ids
 -- as the API writes them. None is about the delivery of an operational event, so they
--- never feed themselves. They reach tenant-less destinations that name a "webhookd."
--- pattern: an empty list (every type) does not include them.
+-- never feed themselves. They fan out by the rule of every event (webhookd.fan_out,
+-- store/pg/schema/fan_out.sql): to tenant-less destinations that name a "webhookd."
+-- pattern, as an empty list (every type) does not include webhookd's own types.
 ops AS (
   SELECT 'webhookd.destination.circuit_opened' AS type,
          json_build_object('destination_id', 'dst_' || s.id, 'tenant_id', s.tenant_id,
@@ -212,20 +213,16 @@ ops AS (
    WHERE NOT starts_with(e.type, 'webhookd.')),
 op_events AS MATERIALIZED (
   SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id, o.type, o.payload,
-         payload_jsonb(o.payload) AS doc  -- for the destinations' filters; rare rows
+         event_type_keys(o.type) AS keys
     FROM ops o),
 op_inserted AS (
   INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
   SELECT id, type, payload FROM op_events ORDER BY id),
 op_deliveries AS (
   INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
-  SELECT o.id, t.id, now() FROM op_events o JOIN destinations t
-      ON t.enabled AND t.deleted_at IS NULL AND t.tenant_id IS NULL
-     AND EXISTS (SELECT 1 FROM unnest(t.event_types) p
-                  WHERE starts_with(p, 'webhookd.')
-                    AND (p = o.type OR (right(p, 2) = '.*' AND starts_with(o.type, left(p, -1)))))
-     AND (t.filter_path IS NULL OR jsonb_path_match(o.doc, t.filter_path, '{}', true))
-   ORDER BY o.id, t.id
+  SELECT o.id, d.id, now()
+    FROM op_events o CROSS JOIN LATERAL webhookd.fan_out(NULL, o.keys, o.payload) d(id)
+   ORDER BY o.id, d.id
   RETURNING id),
 woken AS (
   SELECT pg_notify($21, '') FROM (SELECT 1 FROM op_deliveries LIMIT 1) x)

@@ -1,0 +1,1 @@
+"""The bench's harness: what every scenario shares (see docs/benchmarks.md)."""

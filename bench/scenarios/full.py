@@ -1,0 +1,46 @@
+"""The full run: every scenario in turn, in an order that keeps the slow, big ones late,
+and the report's table in the order the figures are documented."""
+
+from harness.figures import Part
+from scenarios import (backlog, catalog, delivery, e2e, fairness, fifo, ingest, peer, platform,
+                       protection, proxy, receivers, sustained, tracing)
+
+# The report's table, top to bottom.
+FIGURES = [
+    "hello_req_per_s", "ingest_events_per_s", "ingest_vs_hello", "ingest_p50_ms", "ingest_p99_ms",
+    "ingest_tenants_per_s", "ingest_tenants_ratio", "tenants_flat_ratio", "ingest_schema_ratio",
+    "ingest_filters_ratio", "sink_req_per_s", "delivery_per_s", "delivery_vs_sink", "peer_per_s",
+    "delivery_vs_peer", "sustained_per_s", "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms",
+    "backlog_drain_ratio", "rss_mib", "slow_destination_ratio", "protected_ratio",
+    "claim_idle_destinations_ratio", "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio",
+    "tracing_ingest_ratio", "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms",
+    "metrics_scrape_ms", "stats_ms", "list_p99_ms",
+]
+# The details under it.
+DETAILS = [
+    "hello", "ingest", "ingest paced", "tenant alone", "ingest tenants", "schema", "filters",
+    "sink", "e2e", "delivery", "peer", "sustained", "sustained peer", "slow", "backlog",
+    "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness", "platform",
+    "peak RSS",
+]
+
+
+def run(b) -> Part:
+    sink_line = delivery.sink_bound(b)
+    parts = [ingest.measure(b), catalog.measure(b)]
+    e2e_part, e2e_hwm = e2e.measure(b)
+    delivery_part = delivery.measure(b, sink_line)
+    delivery_rate = delivery_part.figures["delivery_per_s"][0]
+    peer_part, best_c, version = peer.measure(b, delivery_rate)
+    parts += [e2e_part, delivery_part, peer_part, sustained.measure(b, best_c, version)]
+    parts += [protection.measure(b), fifo.measure(b), proxy.measure(b), platform.measure(b)]
+    parts += [backlog.measure(b, delivery_rate, e2e_hwm)]
+    parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b)]
+    every = Part()
+    for part in parts:
+        every.figures.update(part.figures)
+        every.details.update(part.details)
+    report = Part()
+    report.figures = {name: every.figures[name] for name in FIGURES}
+    report.details = {label: every.details[label] for label in DETAILS}
+    return report

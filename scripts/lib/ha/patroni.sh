@@ -46,43 +46,7 @@ etcd3:
   username: root
   password: '${ETCD_PASSWORD}'
 
-bootstrap:
-  # The cluster-wide (DCS) settings, written once by the node that initializes it.
-  dcs:
-    # Fast failover for tests: the leader key expires 10 s after the leader's last
-    # heartbeat, and a node checks every second. Production keeps Patroni's defaults
-    # (ttl 30, loop_wait 10, retry_timeout 10), which ride out short network and DCS
-    # hiccups without a failover. Patroni wants loop_wait + 2 * retry_timeout <= ttl.
-    ttl: 10
-    loop_wait: 1
-    retry_timeout: 4
-    # A replica further behind than this (bytes of WAL) is not promoted.
-    maximum_lag_on_failover: 1048576
-    # Only a synchronous standby may be promoted, and the primary waits for it on
-    # every commit: no acknowledged commit is lost on failover. Not strict: with the
-    # standby gone the primary goes on alone (else every write would block).
-    synchronous_mode: true
-    synchronous_mode_strict: false
-    synchronous_node_count: 1
-    postgresql:
-      # An old primary is rewound onto the new timeline instead of copied anew.
-      use_pg_rewind: true
-      # Replication slots keep the WAL a standby still needs.
-      use_slots: true
-      parameters:
-        synchronous_commit: "on"
-        wal_level: replica
-        hot_standby: "on"
-        # pg_rewind needs hint-bit changes in the WAL (or data checksums).
-        wal_log_hints: "on"
-        max_wal_senders: 10
-        max_replication_slots: 10
-        max_connections: 300
-        shared_buffers: 128MB
-  initdb:
-    - encoding: UTF8
-    ${initdb_locale}
-    - data-checksums
+$(bootstrap_conf "${initdb_locale}")
 
 postgresql:
   listen: ${HA_HOST}:${pg_port}
@@ -134,6 +98,51 @@ EOF
   if [[ ${EUID} -eq 0 ]]; then
     chown postgres:postgres "${conf}"
   fi
+}
+
+# The cluster-wide part of a node's patroni.yml, written once by the node that
+# initializes the cluster; $1 is initdb's locale line.
+bootstrap_conf() {
+  local initdb_locale=$1
+  cat <<EOF
+bootstrap:
+  # The cluster-wide (DCS) settings, written once by the node that initializes it.
+  dcs:
+    # Fast failover for tests: the leader key expires 10 s after the leader's last
+    # heartbeat, and a node checks every second. Production keeps Patroni's defaults
+    # (ttl 30, loop_wait 10, retry_timeout 10), which ride out short network and DCS
+    # hiccups without a failover. Patroni wants loop_wait + 2 * retry_timeout <= ttl.
+    ttl: 10
+    loop_wait: 1
+    retry_timeout: 4
+    # A replica further behind than this (bytes of WAL) is not promoted.
+    maximum_lag_on_failover: 1048576
+    # Only a synchronous standby may be promoted, and the primary waits for it on
+    # every commit: no acknowledged commit is lost on failover. Not strict: with the
+    # standby gone the primary goes on alone (else every write would block).
+    synchronous_mode: true
+    synchronous_mode_strict: false
+    synchronous_node_count: 1
+    postgresql:
+      # An old primary is rewound onto the new timeline instead of copied anew.
+      use_pg_rewind: true
+      # Replication slots keep the WAL a standby still needs.
+      use_slots: true
+      parameters:
+        synchronous_commit: "on"
+        wal_level: replica
+        hot_standby: "on"
+        # pg_rewind needs hint-bit changes in the WAL (or data checksums).
+        wal_log_hints: "on"
+        max_wal_senders: 10
+        max_replication_slots: 10
+        max_connections: 300
+        shared_buffers: 128MB
+  initdb:
+    - encoding: UTF8
+    ${initdb_locale}
+    - data-checksums
+EOF
 }
 
 # Starts node $1's Patroni in the background unless it runs.

@@ -9,6 +9,7 @@
 #include "core/validation.h"
 #include "fuzz/fuzz_check.h"
 #include "net/url.h"
+#include "server/destination_codec.h"
 #include "server/event_codec.h"
 
 namespace {

@@ -8,11 +8,11 @@
 
 #include "base/log.h"
 #include "base/strings.h"
+#include "console/assets.h"
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/openapi.h"
 #include "server/problem.h"
-#include "console/assets.h"
 
 namespace webhookd {
 

@@ -1,8 +1,8 @@
-#include "console/assets.h"
-
 #include <gtest/gtest.h>
 
 #include <string_view>
+
+#include "console/assets.h"
 
 namespace webhookd {
 namespace {

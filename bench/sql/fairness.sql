@@ -13,7 +13,7 @@ INSERT INTO events (type, payload, tenant_id)
          'noisy'
     FROM generate_series(1, :n) g;
 WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM destinations WHERE tenant_id = 'noisy')
-INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at)
-  SELECT e.id, d.ids[1 + e.id % 20], 'noisy', now() FROM events e, d;
+INSERT INTO deliveries (event_id, destination_id, tenant_id)
+  SELECT e.id, d.ids[1 + e.id % 20], 'noisy' FROM events e, d;
 VACUUM ANALYZE;
 CHECKPOINT;

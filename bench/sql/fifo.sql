@@ -9,7 +9,7 @@ INSERT INTO events (type, payload, ordering_key)
          'order-' || (g % :keys)
     FROM generate_series(1, :n) g;
 -- One statement: the fan-out's trigger marks them fifo when the destination is.
-INSERT INTO deliveries (event_id, destination_id, next_attempt_at, ordering_key)
-  SELECT e.id, (SELECT max(id) FROM destinations), now(), e.ordering_key FROM events e;
+INSERT INTO deliveries (event_id, destination_id, ordering_key)
+  SELECT e.id, (SELECT max(id) FROM destinations), e.ordering_key FROM events e;
 VACUUM ANALYZE;
 CHECKPOINT;

@@ -51,21 +51,29 @@ rows AS (
               ELSE 'succeeded' END AS status
     FROM first f, generate_series(1, :deliveries) n)
 INSERT INTO deliveries (event_id, destination_id, tenant_id, status, attempt_count,
-                        cycle_attempts, next_attempt_at, last_attempt_at, last_status_code,
-                        created_at, updated_at)
+                        cycle_attempts, last_attempt_at, last_status_code, created_at,
+                        updated_at, stopped_at)
   SELECT r.event_id, r.destination_id, e.tenant_id, r.status,
          CASE r.status WHEN 'pending' THEN 1 WHEN 'cancelled' THEN 0
                        WHEN 'dead_lettered' THEN 5 ELSE 1 END,
          CASE r.status WHEN 'pending' THEN 1 WHEN 'cancelled' THEN 0
                        WHEN 'dead_lettered' THEN 5 ELSE 1 END,
-         CASE WHEN r.status = 'pending'
-              THEN now() + interval '1 second' + interval '1 hour' * ((r.n::bigint * 7919) % 3600) / 3600 END,
          CASE WHEN r.status <> 'cancelled' THEN e.created_at + interval '1 second' END,
          CASE r.status WHEN 'pending' THEN 503 WHEN 'cancelled' THEN NULL
                        WHEN 'dead_lettered' THEN 500 ELSE 200 END,
-         e.created_at, e.created_at + interval '1 second'
+         e.created_at, e.created_at + interval '1 second',
+         CASE WHEN r.status IN ('dead_lettered', 'cancelled')
+              THEN e.created_at + interval '1 second' END
     FROM rows r JOIN events e ON e.id = r.event_id
    ORDER BY r.n;
+
+-- The insert queued the pending ones due now: their retries are due within the hour.
+UPDATE delivery_queue q
+   SET next_attempt_at = now() + interval '1 second'
+                         + interval '1 hour' * (((q.id - f.first + 1) * 7919) % 3600) / 3600
+  FROM (SELECT min(id) AS first FROM deliveries) f;
+-- Their destinations' hints from the insert (due then) give way to the update's own.
+DELETE FROM due_destinations WHERE due_at < (SELECT min(next_attempt_at) FROM delivery_queue);
 
 INSERT INTO dead_letters (delivery_id, event_id, destination_id, tenant_id, reason,
                           attempt_count, last_status_code, last_error, dead_lettered_at)
@@ -83,5 +91,6 @@ INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, stat
    ORDER BY d.id;
 
 -- Vacuumed and analyzed, as autovacuum leaves tables soon after a bulk load.
-VACUUM ANALYZE destinations, events, deliveries, dead_letters, attempts;
+VACUUM ANALYZE destinations, events, deliveries, delivery_queue, due_destinations,
+               dead_letters, attempts;
 CHECKPOINT;

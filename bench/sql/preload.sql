@@ -12,10 +12,11 @@ WITH d AS (
   SELECT array_agg(id ORDER BY id) FILTER (WHERE url LIKE '%/ok/%') AS ok,
          max(id) FILTER (WHERE url LIKE '%/hang') AS hang
     FROM destinations)
-INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
-  SELECT e.id,
-         CASE WHEN e.id <= :slow THEN d.hang ELSE d.ok[1 + e.id % 3] END,
-         CASE WHEN e.id <= :slow THEN now() - interval '1 minute' ELSE now() END
+INSERT INTO deliveries (event_id, destination_id)
+  SELECT e.id, CASE WHEN e.id <= :slow THEN d.hang ELSE d.ok[1 + e.id % 3] END
     FROM events e, d;
+-- Queued due now by the insert; the slow ones a minute earlier, so they are claimed first.
+UPDATE delivery_queue q SET next_attempt_at = now() - interval '1 minute'
+  FROM deliveries x WHERE x.id = q.id AND x.event_id <= :slow;
 VACUUM ANALYZE;
 CHECKPOINT;

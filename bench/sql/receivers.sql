@@ -9,7 +9,7 @@ INSERT INTO events (type, payload)
   SELECT 'order.created', '{"id":' || g || ',"total":"9.99","currency":"EUR","customer":"cus_42"}'
     FROM generate_series(1, :n) g;
 WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM destinations)
-INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
-  SELECT e.id, d.ids[1 + e.id % :dests], now() FROM events e, d;
+INSERT INTO deliveries (event_id, destination_id)
+  SELECT e.id, d.ids[1 + e.id % :dests] FROM events e, d;
 VACUUM ANALYZE;
 CHECKPOINT;

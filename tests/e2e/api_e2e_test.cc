@@ -89,7 +89,7 @@ std::pair<std::string, std::string> CreateKey(const TestDatabase& db, const std:
 
 std::string EventCounts(TestDatabase& db) {
   return db.Scalar(
-      "SELECT (SELECT count(*) FROM events) || '/' || (SELECT count(*) FROM deliveries) || '/' "
+      "SELECT (SELECT count(*) FROM events) || '/' || (SELECT count(*) FROM delivery_rows) || '/' "
       "|| (SELECT count(*) FROM destinations)");
 }
 
@@ -480,7 +480,7 @@ TEST(ApiE2eTest, EventsDeliveriesAndAttemptsHappyPath) {
   EXPECT_EQ(Body(targeted)["deliveries"][0]["destination_id"], b);
   const std::string targeted_id = Body(targeted)["id"];
   // The disabled destination got nothing.
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM deliveries WHERE destination_id = " +
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " +
                       disabled.substr(disabled.find('_') + 1)),
             "0");
 

@@ -111,7 +111,7 @@ std::string Dest(const std::string& fields) {
 // in full (a PATCH changes a row without changing a count).
 std::string Fingerprint(TestDatabase& db) {
   return db.Scalar(
-      "SELECT (SELECT count(*) FROM events) || '/' || (SELECT count(*) FROM deliveries) || '/' "
+      "SELECT (SELECT count(*) FROM events) || '/' || (SELECT count(*) FROM delivery_rows) || '/' "
       "|| (SELECT count(*) FROM destinations) || '/' || (SELECT count(*) FROM idempotency_keys) "
       "|| '/' || (SELECT count(*) FROM attempts) || '/' "
       "|| (SELECT md5(coalesce(string_agg(d::text, '|' ORDER BY id), '')) FROM destinations d) "

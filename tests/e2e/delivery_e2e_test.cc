@@ -374,16 +374,16 @@ TEST_F(DeliveryE2eTest, AWorkerKilledMidDeliveryLosesNothing) {
   worker->process().Signal(SIGKILL);
   EXPECT_EQ(worker->process().Wait(5s), 128 + SIGKILL);
   hold = false;
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'succeeded'"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'succeeded'"), "0");
 
   // The leases run out; a new worker sends them all again.
   WebhookdProcess second(db_.url(), "worker", env);
   ASSERT_TRUE(WaitUntil(
       [&] {
-        return db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'succeeded'") == "20";
+        return db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'succeeded'") == "20";
       },
       30s))
-      << db_.Scalar("SELECT string_agg(status::text, ',') FROM deliveries");
+      << db_.Scalar("SELECT string_agg(status::text, ',') FROM delivery_rows");
   for (const std::string& id : delivery_ids) {
     EXPECT_EQ(Get("/v1/deliveries/" + id)["status"], "succeeded") << id;
   }
@@ -432,10 +432,10 @@ TEST_F(DeliveryE2eTest, SigtermDrainsInFlightAndReleasesTheRest) {
   // 30 s would keep a lost claim in_flight far beyond this test).
   const size_t sent = receiver.count();
   EXPECT_GE(sent, 4u);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'in_flight'"), "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'succeeded'"),
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'in_flight'"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'succeeded'"),
             std::to_string(sent));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND "
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'pending' AND "
                        "attempt_count = 0 AND next_attempt_at <= now()"),
             std::to_string(10 - sent));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), std::to_string(sent));
@@ -444,7 +444,7 @@ TEST_F(DeliveryE2eTest, SigtermDrainsInFlightAndReleasesTheRest) {
   WebhookdProcess second(db_.url(), "worker", env);
   EXPECT_TRUE(WaitUntil(
       [&] {
-        return db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'succeeded'") == "10";
+        return db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'succeeded'") == "10";
       },
       20s));
   EXPECT_EQ(receiver.count(), 10u);
@@ -478,7 +478,7 @@ TEST_F(DeliveryE2eTest, ThePerDestinationCapBoundsConcurrency) {
   ASSERT_TRUE(receiver.WaitFor(10, 20s));
   ASSERT_TRUE(WaitUntil(
       [&] {
-        return db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'succeeded'") == "14";
+        return db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'succeeded'") == "14";
       },
       10s));
   EXPECT_LE(most.load(), 2);

@@ -106,7 +106,7 @@ class FiltersE2eTest : public ::testing::Test {
     const std::string id =
         tx.exec_params1("SELECT webhookd.publish($1, $2)", type, payload)[0].c_str();
     const int64_t n = tx.exec_params1(
-                            "SELECT count(*) FROM webhookd.deliveries WHERE event_id = "
+                            "SELECT count(*) FROM webhookd.delivery_rows WHERE event_id = "
                             "substr($1, 5)::bigint",
                             id)[0]
                           .as<int64_t>();

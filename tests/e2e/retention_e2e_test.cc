@@ -38,7 +38,7 @@ TEST(RetentionE2eTest, AFinishedEventIsPurgedAndARetryingOneStays) {
   EXPECT_TRUE(
       WaitUntil([&] { return webhookd.Call("GET", "/v1/events/" + done_id).status == 404; }, 15s));
   EXPECT_EQ(webhookd.Call("GET", "/v1/events/" + retrying_id).status, 200);
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM deliveries"), "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM delivery_rows"), "1");
   // The purge counts what it removed just after its transaction: poll, as for the 404.
   EXPECT_TRUE(WaitUntil(
       [&] {

@@ -111,7 +111,9 @@ class TenantWorld {
     o.dlv = Body(e)["deliveries"][0]["id"];
     // A dead letter as the worker leaves one (this server runs no worker).
     const std::string dlv = std::to_string(Number(o.dlv));
-    db_.Exec("UPDATE deliveries SET status = 'dead_lettered' WHERE id = " + dlv);
+    db_.Exec("DELETE FROM delivery_queue WHERE id = " + dlv +
+             "; UPDATE deliveries SET status = 'dead_lettered', stopped_at = now() WHERE id = " +
+             dlv);
     o.dlq = "dlq_" + db_.Scalar(
                          "INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, "
                          "attempt_count) SELECT id, event_id, destination_id, 'exhausted', 5 FROM "

@@ -247,7 +247,7 @@ TEST(BadInputFaultTest, MalformedRequestsUnderLoadGet4xxAndLeaveNoTrace) {
   EXPECT_EQ(ids, tally.accepted) << "delivered webhook-ids differ from the 202'd events";
   // Nothing but the accepted events (and their deliveries) was written.
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM events"), std::to_string(accepted));
-  EXPECT_EQ(db.Scalar("SELECT count(*) FROM deliveries"), std::to_string(accepted));
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM delivery_rows"), std::to_string(accepted));
   EXPECT_LE(after, baseline + kSlackKiB) << "the server's memory did not come back";
 }
 

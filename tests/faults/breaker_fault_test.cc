@@ -67,9 +67,9 @@ Seen RunStory(bool breaker) {
       " SELECT 'order.created', '{\"i\":' || i || '}' FROM generate_series(1, " +
       std::to_string(kDeliveries) + ") i");
   db.Exec(
-      "INSERT INTO webhookd.deliveries (event_id, destination_id, next_attempt_at)"
+      "INSERT INTO webhookd.deliveries (event_id, destination_id)"
       " SELECT id, " +
-      dst.substr(4) + ", now() FROM webhookd.events");
+      dst.substr(4) + " FROM webhookd.events");
 
   WebhookdProcess worker(db.url(), "worker", env);
   std::this_thread::sleep_for(kOutage);

@@ -62,7 +62,7 @@ int64_t Unfinished(const std::string& url) {
     auto conn_owner = testing::TestDatabase::Connect(url);
     pqxx::connection& conn = *conn_owner;
     pqxx::nontransaction tx(conn);
-    return tx.exec("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'in_flight')")[0][0]
+    return tx.exec("SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')")[0][0]
         .as<int64_t>();
   } catch (const std::exception&) {
     return -1;
@@ -161,7 +161,7 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
   ASSERT_EQ(unfinished, 0) << "deliveries still pending or in flight after the chaos: "
                            << Scalar(url,
                                      "SELECT string_agg(status || ' ' || n, ', ') FROM (SELECT "
-                                     "status, count(*) AS n FROM deliveries GROUP BY 1) s");
+                                     "status, count(*) AS n FROM delivery_rows GROUP BY 1) s");
   // Let receivers finish answering what was just recorded.
   std::this_thread::sleep_for(200ms);
 
@@ -249,13 +249,13 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
 
   // ---- the delivery rows ----
   const int64_t in_flight =
-      std::stoll(Scalar(url, "SELECT count(*) FROM deliveries WHERE status = 'in_flight'"));
+      std::stoll(Scalar(url, "SELECT count(*) FROM delivery_rows WHERE status = 'in_flight'"));
   const int64_t not_succeeded =
-      std::stoll(Scalar(url, "SELECT count(*) FROM deliveries WHERE status <> 'succeeded'"));
-  const int64_t deliveries = std::stoll(Scalar(url, "SELECT count(*) FROM deliveries"));
+      std::stoll(Scalar(url, "SELECT count(*) FROM delivery_rows WHERE status <> 'succeeded'"));
+  const int64_t deliveries = std::stoll(Scalar(url, "SELECT count(*) FROM delivery_rows"));
   const int64_t success_anomalies = std::stoll(
       Scalar(url,
-             "SELECT count(*) FROM deliveries d WHERE (SELECT count(*) FROM attempts a WHERE "
+             "SELECT count(*) FROM delivery_rows d WHERE (SELECT count(*) FROM attempts a WHERE "
              "a.delivery_id = d.id AND a.outcome = 'success') <> 1"));
 
   const int64_t bound = static_cast<int64_t>(chaos.kills() + pg_restarts * kWorkers) * kConcurrency;

@@ -174,7 +174,7 @@ class Throughput {
     pqxx::nontransaction tx(conn);
     std::string out;
     for (const auto& row : tx.exec(
-             "SELECT t.url, d.status, coalesce(d.last_error, '-'), count(*) FROM deliveries d "
+             "SELECT t.url, d.status, coalesce(d.last_error, '-'), count(*) FROM delivery_rows d "
              "JOIN destinations t ON t.id = d.destination_id GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")) {
       out += std::string(row[0].c_str()) + " " + row[1].c_str() + " " + row[2].c_str() + ": " +
              row[3].c_str() + "\n";

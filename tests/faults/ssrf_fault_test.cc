@@ -124,11 +124,11 @@ TEST(SsrfFaultTest, EverySpellingOfLoopbackIsRefusedAndNeverConnected) {
 
   ASSERT_TRUE(WaitUntil(
       [&] {
-        return db.Scalar("SELECT count(*) FROM deliveries WHERE status = 'dead_lettered'") ==
+        return db.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'dead_lettered'") ==
                std::to_string(urls.size());
       },
       30s))
-      << db.Scalar("SELECT string_agg(d::text, E'\\n') FROM deliveries d");
+      << db.Scalar("SELECT string_agg(d::text, E'\\n') FROM delivery_rows d");
 
   pqxx::connection conn(db.url());
   pqxx::nontransaction tx(conn);

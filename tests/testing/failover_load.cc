@@ -144,7 +144,7 @@ void FailoverLoad::Check(const std::string& name) {
   while (Clock::now() - drain_start < 120s && Clock::now() - progressed < 30s) {
     try {
       unfinished = std::stoll(
-          Scalar(url_, "SELECT count(*) FROM deliveries WHERE status IN ('pending', 'in_flight')"));
+          Scalar(url_, "SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')"));
     } catch (const std::exception&) {
       unfinished = -1;
     }
@@ -217,7 +217,7 @@ void FailoverLoad::Check(const std::string& name) {
     if (!bodies.contains(id)) ++lost;
   }
   const int64_t not_succeeded =
-      std::stoll(Scalar(url_, "SELECT count(*) FROM deliveries WHERE status <> 'succeeded'"));
+      std::stoll(Scalar(url_, "SELECT count(*) FROM delivery_rows WHERE status <> 'succeeded'"));
 
   const auto list = [](const std::vector<double>& seconds) {
     std::string out;

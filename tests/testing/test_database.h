@@ -6,6 +6,14 @@
 
 namespace webhookd::testing {
 
+// A delivery as the API shows it (store/pg/schema/delivery_rows.sql) with what only the
+// engine sees: its schedule's cycle and, from the queue, its lease and claim token. A
+// subquery for tests that read or assert those (`FROM " + kDeliveryState + " d WHERE`).
+inline const std::string kDeliveryState =
+    "(SELECT r.*, x.cycle_attempts, q.lease_until, q.claim_token"
+    " FROM webhookd.delivery_rows r JOIN webhookd.deliveries x ON x.id = r.id"
+    " LEFT JOIN webhookd.delivery_queue q ON q.id = r.id)";
+
 // A fresh, migrated database on the cluster of WEBHOOKD_TEST_DATABASE_URL (scripts/test
 // starts one), dropped again when the test ends.
 class TestDatabase {

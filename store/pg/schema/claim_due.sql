@@ -4,13 +4,18 @@
 -- store/pg/locks.h), circuit modes and the token bucket (docs/architecture.md, "Receiver
 -- protection"), fifo heads (fifo_due_heads.sql), a lease and the claim token.
 --
--- It locks about twice its batch, or one row per open destination when there are more of
--- them, not every open destination's free cap: every row a destination offers stays locked
--- (FOR UPDATE SKIP LOCKED) until the claim commits, and with 1,024 in flight over 200 slow
--- receivers, offering each its free cap locked 2,176 rows for a claim of 64, half of its
--- 11 ms. Picks go by turn (each destination's first, then its second, ...), so offering
--- twice an even share of the batch picks what a full offer would whenever every open
--- destination has that many due.
+-- It reads and writes only the queue (migrations/0035_delivery_queue.sql), never the
+-- history's rows. It locks no row it reads: claims run one at a time under the claim
+-- lock, so no other claim can take a row this one offers, and the UPDATE that takes a
+-- row checks again that it is still pending (a delivery cancelled meanwhile is passed
+-- over). A row lock is a WAL record, and it locked about twice its batch for the update
+-- of half of them.
+--
+-- Each open destination offers about twice an even share of the batch, or one row when
+-- there are more open destinations than that, not its free cap: with 1,024 in flight over
+-- 200 slow receivers, offering each its free cap read 2,176 rows for a claim of 64. Picks
+-- go by turn (each destination's first, then its second, ...), so offering twice an even
+-- share picks what a full offer would whenever every open destination has that many due.
 --
 -- Ties between deliveries due at the same time are broken by a hash of the destination
 -- and the claim's random token: broken in the order the plan met the destinations, a
@@ -22,7 +27,7 @@
 -- key_plans.sql); the claim was planned with both and keeps them.
 --
 -- The claim reads by plain index scans, never bitmap scans. Every delivery passes through
--- deliveries_in_flight on its way to an outcome, and its entry there is dead once the
+-- delivery_queue_in_flight on its way to an outcome, and its entry there is dead once the
 -- outcome is written. A plain index scan that meets a dead entry marks it, and later scans
 -- step over it; a bitmap scan marks nothing, so the claim fetched every delivery sent
 -- since the last VACUUM from the heap again, at every claim (2.3 ms where plain index
@@ -43,8 +48,8 @@ BEGIN
   PERFORM pg_advisory_xact_lock(7252011);
   RETURN QUERY
   WITH RECURSIVE busy AS (
-    SELECT x.destination_id, count(*)::int AS n FROM deliveries x
-     WHERE x.status = 'in_flight' GROUP BY x.destination_id),
+    SELECT x.destination_id, count(*)::int AS n FROM delivery_queue x
+     WHERE x.claim_token IS NOT NULL GROUP BY x.destination_id),
   -- Protection: per live destination, what its circuit lets through (mode NULL: nothing,
   -- the probe or attempts sent before the circuit opened are still out), its cap in force
   -- and the tokens its bucket holds now (NULL: no rate limit).
@@ -94,11 +99,10 @@ BEGIN
     SELECT c.id, c.next_attempt_at, o.id AS dst, o.mode, o.allowed,
            row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn
       FROM open o CROSS JOIN LATERAL (
-      SELECT d.id, d.next_attempt_at FROM deliveries d
-       WHERE NOT o.fifo AND d.destination_id = o.id AND d.status = 'pending'
+      SELECT d.id, d.next_attempt_at FROM delivery_queue d
+       WHERE NOT o.fifo AND d.destination_id = o.id AND d.claim_token IS NULL
          AND d.next_attempt_at <= now()
-       ORDER BY d.destination_id, d.next_attempt_at LIMIT o.want
-       FOR UPDATE OF d SKIP LOCKED) c
+       ORDER BY d.destination_id, d.next_attempt_at LIMIT o.want) c
     UNION ALL
     SELECT c.id, c.next_attempt_at, o.id AS dst, o.mode, o.allowed,
            row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn
@@ -112,12 +116,15 @@ BEGIN
     SELECT o.id, o.dst, o.mode FROM offered o WHERE o.turn <= o.allowed
      ORDER BY o.turn, o.next_attempt_at, hashint8(o.dst # token) LIMIT batch),
   claimed AS (
-    UPDATE deliveries d
-       SET status = 'in_flight', lease_until = now() + lease_us * interval '1 microsecond',
-           claim_token = token, updated_at = now()
-      FROM picked p, events e, destinations t
-     WHERE d.id = p.id AND e.id = d.event_id AND t.id = d.destination_id
-    RETURNING d.id, d.event_id, e.type, e.payload, e.created_at, d.destination_id, t.url,
+    UPDATE delivery_queue q
+       SET lease_until = now() + lease_us * interval '1 microsecond', claim_token = token
+      FROM picked p, deliveries d, events e, destinations t
+     -- By key, whatever the queue's statistics: planned on a queue never analyzed, the
+     -- join alone was a hash of every pending row.
+     WHERE q.id = ANY (ARRAY(SELECT x.id FROM picked x)) AND q.id = p.id
+       AND q.claim_token IS NULL AND d.id = q.id AND e.id = d.event_id
+       AND t.id = q.destination_id
+    RETURNING q.id, d.event_id, e.type, e.payload, e.created_at, q.destination_id, t.url,
               -- Every secret that signs: the current one, then those still in their
               -- grace period, newest first, space-separated (a secret has no spaces).
               concat_ws(' ', VARIADIC t.secret || ARRAY(
@@ -189,14 +196,14 @@ BEGIN
                 WHEN o.id IS NULL OR coalesce(c.n, 0) >= o.want
                 THEN now()
                 WHEN t.ordering <> 'fifo'
-                THEN (SELECT d.next_attempt_at FROM deliveries d
-                       WHERE d.destination_id = t.id AND d.status = 'pending'
+                THEN (SELECT d.next_attempt_at FROM delivery_queue d
+                       WHERE d.destination_id = t.id AND d.claim_token IS NULL
                          AND d.id NOT IN (SELECT p.id FROM picked p)
                        ORDER BY d.destination_id, d.next_attempt_at LIMIT 1)
                 -- fifo: its due heads ran out; the rest wait for a head to finish (which
                 -- hints the destination) or for a retry's time.
-                ELSE (SELECT d.next_attempt_at FROM deliveries d
-                       WHERE d.destination_id = t.id AND d.status = 'pending'
+                ELSE (SELECT d.next_attempt_at FROM delivery_queue d
+                       WHERE d.destination_id = t.id AND d.claim_token IS NULL
                          AND d.next_attempt_at > now()
                        ORDER BY d.destination_id, d.next_attempt_at LIMIT 1) END AS at
       FROM visited v LEFT JOIN destinations t ON t.id = v.id

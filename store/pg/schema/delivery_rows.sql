@@ -1,24 +1,30 @@
 -- A delivery as the API shows it, in the order ToDelivery reads it: one definition for
 -- every statement that answers deliveries (get_delivery, event_deliveries,
--- list_deliveries, list_deliveries_of_status), which each wrote the same columns and the
--- same rule before. A plain view over one table is pulled up into the statement that
--- reads it, so each statement keeps its own index and plan.
+-- list_deliveries, list_deliveries_of_status). The history row holds what happened; an
+-- unfinished delivery's queue row (migrations/0035_delivery_queue.sql) when it is due
+-- and whether it is in flight. A plain view is pulled up into the statement that reads
+-- it, so each statement keeps its own index and plan, with one key probe of the queue
+-- per row.
 CREATE OR REPLACE VIEW webhookd.delivery_rows AS
- SELECT deliveries.id,
-    deliveries.event_id,
-    deliveries.destination_id,
-    deliveries.status,
-    deliveries.attempt_count,
-    deliveries.next_attempt_at,
-    deliveries.last_attempt_at,
-    deliveries.last_status_code,
-    deliveries.last_error,
-    deliveries.created_at,
-    deliveries.updated_at,
-    deliveries.tenant_id,
-    deliveries.ordering_key,
+ SELECT d.id,
+    d.event_id,
+    d.destination_id,
         CASE
-            WHEN (deliveries.fifo AND (deliveries.status = 'pending'::text)) THEN fifo_blocked_by(deliveries.id, deliveries.destination_id, deliveries.fifo, deliveries.ordering_key, deliveries.status)
+            WHEN (q.claim_token IS NOT NULL) THEN 'in_flight'::text
+            ELSE d.status
+        END AS status,
+    d.attempt_count,
+    q.next_attempt_at,
+    d.last_attempt_at,
+    d.last_status_code,
+    d.last_error,
+    d.created_at,
+    d.updated_at,
+    d.tenant_id,
+    d.ordering_key,
+        CASE
+            WHEN (q.fifo AND (q.claim_token IS NULL)) THEN fifo_blocked_by(d.id, d.destination_id, d.ordering_key)
             ELSE NULL::bigint
         END AS blocked_by
-   FROM deliveries;
+   FROM (deliveries d
+     LEFT JOIN delivery_queue q ON ((q.id = d.id)));

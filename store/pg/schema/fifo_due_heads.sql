@@ -21,42 +21,42 @@ BEGIN
   -- from the first key on, up to start_after; n is the walk's order. None remembered:
   -- every key, in order. Evaluated only as far as the LIMIT needs (0018).
   WITH RECURSIVE keys(k, wrapped, n) AS (
-    SELECT coalesce(f.k, (SELECT coalesce(x.ordering_key, '') FROM deliveries x
+    SELECT coalesce(f.k, (SELECT coalesce(x.ordering_key, '') FROM delivery_queue x
                            WHERE x.destination_id = dest AND x.fifo
-                             AND x.status = 'pending'
+                             AND x.claim_token IS NULL
                            ORDER BY coalesce(x.ordering_key, '') LIMIT 1)),
            f.k IS NULL, 1
-      FROM (SELECT (SELECT coalesce(x.ordering_key, '') FROM deliveries x
+      FROM (SELECT (SELECT coalesce(x.ordering_key, '') FROM delivery_queue x
                      WHERE x.destination_id = dest AND x.fifo
-                       AND x.status = 'pending'
+                       AND x.claim_token IS NULL
                        AND coalesce(x.ordering_key, '') > start_after
                      ORDER BY coalesce(x.ordering_key, '') LIMIT 1) AS k) f
     UNION ALL
     SELECT coalesce(s.k, CASE WHEN NOT keys.wrapped THEN (
-             SELECT coalesce(x.ordering_key, '') FROM deliveries x
+             SELECT coalesce(x.ordering_key, '') FROM delivery_queue x
               WHERE x.destination_id = dest AND x.fifo
-                AND x.status = 'pending'
+                AND x.claim_token IS NULL
               ORDER BY coalesce(x.ordering_key, '') LIMIT 1) END),
            keys.wrapped OR s.k IS NULL, keys.n + 1
       FROM keys CROSS JOIN LATERAL (
-        SELECT (SELECT coalesce(x.ordering_key, '') FROM deliveries x
+        SELECT (SELECT coalesce(x.ordering_key, '') FROM delivery_queue x
                  WHERE x.destination_id = dest AND x.fifo
-                   AND x.status = 'pending'
+                   AND x.claim_token IS NULL
                    AND coalesce(x.ordering_key, '') > keys.k
                  ORDER BY coalesce(x.ordering_key, '') LIMIT 1) AS k) s
      WHERE keys.k IS NOT NULL
        AND (NOT keys.wrapped OR start_after IS NULL OR keys.k < start_after)),
   due AS (
     SELECT h.id, keys.k, keys.n FROM keys CROSS JOIN LATERAL (
-      SELECT x.id, x.next_attempt_at FROM deliveries x
+      SELECT x.id, x.next_attempt_at FROM delivery_queue x
        WHERE x.destination_id = dest AND x.fifo AND coalesce(x.ordering_key, '') = keys.k
-         AND x.status = 'pending'
+         AND x.claim_token IS NULL
        ORDER BY coalesce(x.ordering_key, ''), x.id LIMIT 1) h
      WHERE keys.k IS NOT NULL
        AND (NOT keys.wrapped OR start_after IS NULL OR keys.k <= start_after)
        AND h.next_attempt_at <= now()
-       AND NOT EXISTS (SELECT 1 FROM deliveries f
-                        WHERE f.destination_id = dest AND f.fifo AND f.status = 'in_flight'
+       AND NOT EXISTS (SELECT 1 FROM delivery_queue f
+                        WHERE f.destination_id = dest AND f.fifo AND f.claim_token IS NOT NULL
                           AND coalesce(f.ordering_key, '') = keys.k)
        AND NOT (block AND EXISTS (
              SELECT 1 FROM dead_letters l JOIN deliveries b ON b.id = l.delivery_id
@@ -72,8 +72,7 @@ BEGIN
   END IF;
   -- Locked like the plain branch's rows; one locked elsewhere waits for the next claim.
   RETURN QUERY
-  SELECT d.id, d.next_attempt_at FROM deliveries d
-   WHERE d.id = ANY (heads) AND d.status = 'pending'
-     FOR UPDATE OF d SKIP LOCKED;
+  SELECT d.id, d.next_attempt_at FROM delivery_queue d
+   WHERE d.id = ANY (heads) AND d.claim_token IS NULL;
 END
 $function$;

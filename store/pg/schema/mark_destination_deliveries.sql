@@ -1,14 +1,13 @@
--- A destination made fifo marks what it has unfinished (and what a replay may bring
--- back); one made plain again unmarks it.
+-- A destination made fifo marks what it has queued; one made plain again unmarks it. A
+-- replay queues a delivery marked as its destination is then.
 CREATE OR REPLACE FUNCTION webhookd.mark_destination_deliveries()
  RETURNS trigger
  LANGUAGE plpgsql
  SET search_path TO 'webhookd'
 AS $function$
 BEGIN
-  UPDATE deliveries d SET fifo = (NEW.ordering = 'fifo')
-   WHERE d.destination_id = NEW.id AND d.fifo <> (NEW.ordering = 'fifo')
-     AND d.status IN ('pending', 'in_flight', 'dead_lettered');
+  UPDATE delivery_queue q SET fifo = (NEW.ordering = 'fifo')
+   WHERE q.destination_id = NEW.id AND q.fifo <> (NEW.ordering = 'fifo');
   RETURN NULL;
 END
 $function$;

@@ -74,14 +74,14 @@ BEGIN
 
   -- Targeted as store/pg/sql/fan_out_targeted.sql, else fanned out by webhookd.fan_out.
   IF v_target IS NOT NULL THEN
-    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
-    SELECT v_event, d.id, d.tenant_id, now(), publish.ordering_key FROM destinations d
+    INSERT INTO deliveries (event_id, destination_id, tenant_id, ordering_key)
+    SELECT v_event, d.id, d.tenant_id, publish.ordering_key FROM destinations d
      WHERE d.id = v_target AND d.enabled AND d.deleted_at IS NULL;
   ELSE
     -- The rule of every fan-out (fan_out.sql); the keys in a variable, computed once.
     v_keys := event_type_keys(v_type);
-    INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
-    SELECT v_event, d.id, v_tenant, now(), publish.ordering_key
+    INSERT INTO deliveries (event_id, destination_id, tenant_id, ordering_key)
+    SELECT v_event, d.id, v_tenant, publish.ordering_key
       FROM fan_out(v_tenant, v_keys, publish.payload) d(id)
      ORDER BY d.id;
   END IF;

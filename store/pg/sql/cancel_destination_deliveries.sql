@@ -1,3 +1,6 @@
-UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL,
-       claim_token = NULL, updated_at = now()
- WHERE destination_id = $1 AND status IN ('pending', 'in_flight')
+-- A deleted destination's unfinished deliveries are cancelled: out of the queue, and
+-- finished as cancelled in the history. $1 the destination.
+WITH gone AS (
+  DELETE FROM delivery_queue WHERE destination_id = $1 RETURNING id)
+UPDATE deliveries d SET status = 'cancelled', stopped_at = now(), updated_at = now()
+  FROM gone WHERE d.id = gone.id

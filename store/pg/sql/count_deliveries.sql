@@ -1,5 +1,5 @@
--- The delivery gauges from their counters (store/pg/schema/delivery_gauges.sql), not from the deliveries; the
--- open circuits through their partial index.
+-- The delivery gauges, counted from the queue (store/pg/schema/delivery_gauges.sql), not
+-- from the deliveries; the open circuits through their partial index.
 SELECT g.pending, g.in_flight, g.unfinished_over_24h,
        (SELECT count(*) FROM destinations
          WHERE circuit <> 'closed' AND enabled AND deleted_at IS NULL)

@@ -49,8 +49,8 @@ ev AS (
          tracestate
     FROM ids ORDER BY ord RETURNING id),
 dl AS (
-  INSERT INTO deliveries (event_id, destination_id, tenant_id, next_attempt_at, ordering_key)
-  SELECT i.id, d.id, i.tenant_id, now(), i.ordering_key
+  INSERT INTO deliveries (event_id, destination_id, tenant_id, ordering_key)
+  SELECT i.id, d.id, i.tenant_id, i.ordering_key
     FROM ids i CROSS JOIN LATERAL webhookd.fan_out(i.tenant_id, i.keys, i.payload) d(id)
    ORDER BY i.id, d.id
   RETURNING id, event_id, destination_id),

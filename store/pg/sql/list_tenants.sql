@@ -23,8 +23,8 @@ page AS (
    ORDER BY t LIMIT $2)
 SELECT p.t,
        (SELECT count(*) FROM destinations x WHERE x.tenant_id = p.t AND x.deleted_at IS NULL),
-       -- Through each destination's pending index: a tenant's finished deliveries are not read.
-       (SELECT count(*) FROM destinations x JOIN deliveries d ON d.destination_id = x.id
-         WHERE x.tenant_id = p.t AND x.deleted_at IS NULL AND d.status = 'pending'),
+       -- Through the queue's due index: a tenant's finished deliveries are not read.
+       (SELECT count(*) FROM destinations x JOIN delivery_queue q ON q.destination_id = x.id
+         WHERE x.tenant_id = p.t AND x.deleted_at IS NULL AND q.claim_token IS NULL),
        (SELECT count(*) FROM dead_letters x WHERE x.tenant_id = p.t AND x.replayed_at IS NULL)
   FROM page p ORDER BY p.t

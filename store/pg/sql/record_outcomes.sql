@@ -1,9 +1,12 @@
 -- One statement for a whole batch of attempt outcomes; rows whose claim token no longer
--- matches are left alone and get no attempt row. A row is found by its id and token
--- alone: a token is set exactly while its row is in flight (a constraint of migrations/0034_baseline.sql), so the one
--- plan is a key lookup per record (sql/scripts/key_plans.sql). What the rest of the
--- statement needs of each applied record, the UPDATE returns: no join of the batch with
--- itself, which without hash joins would cost the square of its size.
+-- matches are left alone and get no attempt row. A queue row is found by its id and
+-- token alone: a token is set exactly while it is in flight
+-- (migrations/0035_delivery_queue.sql), so the one plan is a key lookup per record
+-- (sql/scripts/key_plans.sql). A retry puts the queue row back, due at its next time;
+-- any other outcome deletes it. The history row is then finished (or counted on) with an
+-- update that changes no indexed column but for a dead letter's stopped_at. What the
+-- rest of the statement needs of each applied record, these return: no join of the
+-- batch with itself, which without hash joins would cost the square of its size.
 --
 -- The same statement keeps each destination's protection (the columns:
 -- migrations/0034_baseline.sql; this statement is where the breaker and the adaptive
@@ -47,19 +50,28 @@ WITH u AS (
                   WITH ORDINALITY
     AS u(id, token, attempt_number, started_at, duration_ms, status_code, error, body,
          outcome, next_status, wait_us, reason, disable, probe, jitter, ord)),
+retried AS (
+  UPDATE delivery_queue q
+     SET next_attempt_at = now() + u.wait_us * interval '1 microsecond', lease_until = NULL,
+         claim_token = NULL
+    FROM u
+   WHERE q.id = u.id AND q.claim_token = u.token AND u.next_status = 'pending'
+  RETURNING u.*),
+ended AS (
+  DELETE FROM delivery_queue q USING u
+   WHERE q.id = u.id AND q.claim_token = u.token AND u.next_status <> 'pending'
+  RETURNING u.*),
 upd AS (
   UPDATE deliveries d
-     SET status = u.next_status, attempt_count = u.attempt_number,
-         cycle_attempts = d.cycle_attempts + 1,
-         next_attempt_at = CASE WHEN u.next_status = 'pending'
-                                THEN now() + u.wait_us * interval '1 microsecond' END,
-         lease_until = NULL, claim_token = NULL, last_attempt_at = u.started_at,
-         last_status_code = u.status_code, last_error = u.error, updated_at = now()
-    FROM u
-   WHERE d.id = u.id AND d.claim_token = u.token
-  RETURNING d.id, d.event_id, d.destination_id, u.attempt_number, u.started_at,
-            u.duration_ms, u.status_code, u.error, u.body, u.outcome, u.next_status,
-            u.reason, u.disable, u.probe, u.jitter, u.ord),
+     SET status = x.next_status, attempt_count = x.attempt_number,
+         cycle_attempts = d.cycle_attempts + 1, last_attempt_at = x.started_at,
+         last_status_code = x.status_code, last_error = x.error, updated_at = now(),
+         stopped_at = CASE WHEN x.next_status IN ('dead_lettered', 'cancelled') THEN now() END
+    FROM (SELECT * FROM retried UNION ALL SELECT * FROM ended) x
+   WHERE d.id = x.id
+  RETURNING d.id, d.event_id, d.destination_id, x.attempt_number, x.started_at,
+            x.duration_ms, x.status_code, x.error, x.body, x.outcome, x.next_status,
+            x.reason, x.disable, x.probe, x.jitter, x.ord),
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
                         error, response_body, outcome)
@@ -219,8 +231,8 @@ op_inserted AS (
   INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
   SELECT id, type, payload FROM op_events ORDER BY id),
 op_deliveries AS (
-  INSERT INTO deliveries (event_id, destination_id, next_attempt_at)
-  SELECT o.id, d.id, now()
+  INSERT INTO deliveries (event_id, destination_id)
+  SELECT o.id, d.id
     FROM op_events o CROSS JOIN LATERAL webhookd.fan_out(NULL, o.keys, o.payload) d(id)
    ORDER BY o.id, d.id
   RETURNING id),

@@ -13,23 +13,28 @@
 -- @param $5 durations_ms
 -- @param $6 status_codes
 -- @param $7 response_bodies
--- A row is found by its id and claim token alone: a token is set exactly while its row
--- is in flight (a constraint of migrations/0034_baseline.sql), so the one plan is a key lookup per record
--- (sql/scripts/key_plans.sql). Each applied record's attempt comes from what the UPDATE
--- returns, so no second join of the batch is needed.
+-- A queue row is found by its id and claim token alone: a token is set exactly while it
+-- is in flight (migrations/0035_delivery_queue.sql), so the one plan is a key lookup per
+-- record (sql/scripts/key_plans.sql). A success deletes the queue row, finishes the
+-- history row with an update that changes no indexed column (a HOT update) and appends
+-- the attempt; each step reads what the one before returned, so no second join of the
+-- batch is needed.
 WITH u AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::int[],
                        $6::int[], $7::text[])
     AS u(id, token, attempt_number, started_at, duration_ms, status_code, body)),
+done AS (
+  DELETE FROM delivery_queue q USING u
+   WHERE q.id = u.id AND q.claim_token = u.token
+  RETURNING q.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, u.body),
 upd AS (
   UPDATE deliveries d
-     SET status = 'succeeded', attempt_count = u.attempt_number,
-         cycle_attempts = d.cycle_attempts + 1, next_attempt_at = NULL,
-         lease_until = NULL, claim_token = NULL, last_attempt_at = u.started_at,
-         last_status_code = u.status_code, last_error = NULL, updated_at = now()
-    FROM u
-   WHERE d.id = u.id AND d.claim_token = u.token
-  RETURNING d.id, u.attempt_number, u.started_at, u.duration_ms, u.status_code, u.body),
+     SET status = 'succeeded', attempt_count = x.attempt_number,
+         cycle_attempts = d.cycle_attempts + 1, last_attempt_at = x.started_at,
+         last_status_code = x.status_code, last_error = NULL, updated_at = now()
+    FROM done x
+   WHERE d.id = x.id
+  RETURNING d.id, x.attempt_number, x.started_at, x.duration_ms, x.status_code, x.body),
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
                         error, response_body, outcome)

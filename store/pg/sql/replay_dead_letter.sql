@@ -7,9 +7,18 @@ WITH dl AS (
      AND ($2::text IS NULL OR x.tenant_id = $2)
      AND EXISTS (SELECT 1 FROM destinations t
                   WHERE t.id = x.destination_id AND t.deleted_at IS NULL)
-  RETURNING delivery_id)
-UPDATE deliveries d
-   SET status = 'pending', cycle_attempts = 0, next_attempt_at = now(), lease_until = NULL,
-       claim_token = NULL, updated_at = now()
-  FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
-RETURNING d.id
+  RETURNING delivery_id),
+r AS (
+  UPDATE deliveries d
+     SET status = 'pending', cycle_attempts = 0, stopped_at = NULL, updated_at = now()
+    FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
+  RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
+-- Queued again as queue_new_deliveries.sql queues a new delivery: due now, fifo as its
+-- destination is now.
+q AS (
+  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
+                              created_at)
+  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
+    FROM r JOIN destinations t ON t.id = r.destination_id
+  RETURNING id)
+SELECT id FROM q

@@ -24,8 +24,14 @@ WITH dl AS (
   RETURNING delivery_id),
 r AS (
   UPDATE deliveries d
-     SET status = 'pending', cycle_attempts = 0, next_attempt_at = now(), lease_until = NULL,
-         claim_token = NULL, updated_at = now()
+     SET status = 'pending', cycle_attempts = 0, stopped_at = NULL, updated_at = now()
     FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
+  RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
+-- Queued again as replay_dead_letter.sql queues one.
+q AS (
+  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
+                              created_at)
+  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
+    FROM r JOIN destinations t ON t.id = r.destination_id
   RETURNING 1)
 SELECT count(*) FROM dl

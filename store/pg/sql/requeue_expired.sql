@@ -1,3 +1,4 @@
-UPDATE deliveries SET status = 'pending', lease_until = NULL, claim_token = NULL,
-       updated_at = now()
- WHERE status = 'in_flight' AND lease_until < now()
+-- The lease sweeper: a claim whose worker is gone returns to pending when its lease ends,
+-- keeping its due time, so it is claimed again at once.
+UPDATE delivery_queue SET lease_until = NULL, claim_token = NULL
+ WHERE claim_token IS NOT NULL AND lease_until < now()

@@ -101,16 +101,25 @@ TEST_F(ClaimScalePgTest, AClaimBesideAHundredThousandIdleDestinationsReadsOnlyWh
   db_.Exec("INSERT INTO events (type, payload) VALUES ('order.created', '{}')");
   db_.Exec(
       "INSERT INTO deliveries (event_id, destination_id, tenant_id, attempt_count,"
-      " cycle_attempts, next_attempt_at)"
-      " SELECT (SELECT max(id) FROM events), t.id, t.tenant_id, 1, 1, now() + interval '1 hour'"
+      " cycle_attempts)"
+      " SELECT (SELECT max(id) FROM events), t.id, t.tenant_id, 1, 1"
       " FROM destinations t WHERE t.tenant_id IS NOT NULL");
+  // Queued due now by the insert: each retry is due in an hour, and the destinations
+  // with nothing due now keep only that hint.
+  db_.Exec(
+      "UPDATE delivery_queue q SET next_attempt_at = now() + interval '1 hour'"
+      " FROM deliveries d WHERE d.id = q.id AND d.event_id = (SELECT max(id) FROM events)");
+  db_.Exec(
+      "DELETE FROM due_destinations h WHERE h.due_at <= now() AND NOT EXISTS (SELECT 1 FROM"
+      " delivery_queue q WHERE q.destination_id = h.destination_id"
+      " AND q.next_attempt_at <= now())");
   {
     auto c = testing::TestDatabase::Connect(db_.url());
-    pqxx::nontransaction(*c).exec("VACUUM ANALYZE deliveries, due_destinations");
+    pqxx::nontransaction(*c).exec("VACUUM ANALYZE deliveries, delivery_queue, due_destinations");
   }
   db_.Exec(
-      "UPDATE deliveries SET status = 'pending', next_attempt_at = now(), claim_token = NULL,"
-      " lease_until = NULL WHERE status = 'in_flight'");
+      "UPDATE delivery_queue SET next_attempt_at = now(), claim_token = NULL,"
+      " lease_until = NULL WHERE claim_token IS NOT NULL");
   ClaimCost(1);
   const int64_t waiting_cost = ClaimCost(64);
   EXPECT_EQ(claimed_, 2 * 3 * 16);  // the same again, once handed back
@@ -141,23 +150,24 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBack
       " FROM generate_series(1, 20000)");
   db_.Exec(
       "WITH d AS (SELECT array_agg(id ORDER BY id) AS ids FROM destinations)"
-      " INSERT INTO deliveries (event_id, destination_id, next_attempt_at)"
-      " SELECT e.id, d.ids[1 + e.id % 50], '2026-01-01Z' FROM events e, d");
+      " INSERT INTO deliveries (event_id, destination_id)"
+      " SELECT e.id, d.ids[1 + e.id % 50] FROM events e, d");
+  db_.Exec("UPDATE delivery_queue SET next_attempt_at = '2026-01-01Z'");
   {
     auto c = testing::TestDatabase::Connect(db_.url());
-    pqxx::nontransaction(*c).exec("VACUUM ANALYZE deliveries");
+    pqxx::nontransaction(*c).exec("VACUUM ANALYZE deliveries, delivery_queue");
   }
   // No autovacuum from here: its ANALYZE of the updated table would hold the rows it
   // reads alive for a while, and its VACUUM would remove the entries the probes should
   // step over.
-  db_.Exec("ALTER TABLE deliveries SET (autovacuum_enabled = off)");
+  db_.Exec("ALTER TABLE delivery_queue SET (autovacuum_enabled = off)");
   // Each destination's oldest delivery is still pending (a claim offered it and left it),
   // and the 240 after it were delivered. An entry naming that pending row and the
   // delivered ones cannot be marked dead, so every later probe fetched them all.
   db_.Exec(
-      "UPDATE deliveries d SET status = 'succeeded' FROM (SELECT id, row_number() OVER"
-      " (PARTITION BY destination_id ORDER BY id) AS n FROM deliveries) r"
-      " WHERE r.id = d.id AND r.n BETWEEN 2 AND 241");
+      "DELETE FROM delivery_queue q USING (SELECT id, row_number() OVER"
+      " (PARTITION BY destination_id ORDER BY id) AS n FROM delivery_queue) r"
+      " WHERE r.id = q.id AND r.n BETWEEN 2 AND 241");
   // The claim's probe of each destination's oldest due rows, as it offers two of them,
   // counted in the buffers its plan touched (not the connection's catalog reads).
   const auto probes_cost = [&]() -> int64_t {
@@ -165,9 +175,9 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBack
     pqxx::work tx(*c);  // rolled back: the rows stay pending
     return PlanBuffersHit(
         tx.exec("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT c.id FROM destinations t,"
-                " LATERAL (SELECT d.id FROM deliveries d WHERE d.destination_id = t.id"
-                " AND d.status = 'pending' AND d.next_attempt_at <= now()"
-                " ORDER BY d.destination_id, d.next_attempt_at LIMIT 2 FOR UPDATE SKIP LOCKED) c"));
+                " LATERAL (SELECT d.id FROM delivery_queue d WHERE d.destination_id = t.id"
+                " AND d.claim_token IS NULL AND d.next_attempt_at <= now()"
+                " ORDER BY d.destination_id, d.next_attempt_at LIMIT 2) c"));
   };
   // A scan marks an entry only once its row is dead to every open transaction of this
   // database, which a slow machine may hold back for a while: the probes are tried again
@@ -185,7 +195,7 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBack
   RecordProperty("probe_buffers_past_taken_rows", static_cast<int>(cost));
 }
 
-// Every delivery passes through deliveries_in_flight, and its entry is dead once its
+// Every delivery passes through delivery_queue_in_flight, and its entry is dead once its
 // outcome is written. The claim counts each visited destination's deliveries in flight;
 // planned (as a worker's first claim plans it, on a young table) as a bitmap scan, it
 // fetched every delivery sent since the last VACUUM from the heap again at every claim,
@@ -193,7 +203,7 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheRowsDeliveredFromAStampedBack
 // marks them and later ones step over them (migration 0030, before the baseline).
 TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
   const int64_t dst = CreateDestination(testing::TestDestination({"order.*"}, 1000));
-  db_.Exec("ALTER TABLE deliveries SET (autovacuum_enabled = off)");
+  db_.Exec("ALTER TABLE delivery_queue SET (autovacuum_enabled = off)");
   auto worker = testing::TestDatabase::Connect(db_.url());
   // The claim's own buffers (EXPLAIN counts what the function reads inside it), so no other
   // backend's reads count; rolled back, so every try meets the same rows and only the
@@ -204,7 +214,8 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
     const int64_t cost = PlanBuffersHit(
         tx.exec("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM claim_due(1, 60000000, 1, 16)"));
     in_flight =
-        tx.exec1("SELECT count(*) FROM deliveries WHERE status = 'in_flight'")[0].as<int64_t>();
+        tx.exec1("SELECT count(*) FROM delivery_queue WHERE claim_token IS NOT NULL")[0]
+            .as<int64_t>();
     tx.abort();
     return cost;
   };
@@ -212,16 +223,13 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
   db_.Exec(
       "INSERT INTO events (type, payload) SELECT 'order.created', '{}'"
       " FROM generate_series(1, 5000)");
-  db_.Exec("INSERT INTO deliveries (event_id, destination_id, next_attempt_at) SELECT id, " +
-           N(dst) + ", now() FROM events");
+  db_.Exec("INSERT INTO deliveries (event_id, destination_id) SELECT id, " + N(dst) +
+           " FROM events");
   // 4,000 sent and finished, as a worker leaves them: each in flight, then succeeded.
   db_.Exec(
-      "UPDATE deliveries SET status = 'in_flight', claim_token = 1,"
-      " lease_until = now() + interval '1 minute' WHERE id <= (SELECT min(id) + 3999 FROM"
-      " deliveries)");
-  db_.Exec(
-      "UPDATE deliveries SET status = 'succeeded', claim_token = NULL, lease_until = NULL"
-      " WHERE status = 'in_flight'");
+      "UPDATE delivery_queue SET claim_token = 1, lease_until = now() + interval '1 minute'"
+      " WHERE id <= (SELECT min(id) + 3999 FROM delivery_queue)");
+  db_.Exec("DELETE FROM delivery_queue WHERE claim_token IS NOT NULL");
   // A scan marks an entry only once its row is dead to every open transaction of this
   // database, which an autovacuum worker or a slow machine may hold back for a while:
   // claims are tried again (at most 500, ten seconds in all) until one steps over marked

@@ -69,7 +69,7 @@ class DeadLetterPgTest : public testing::PgTest {
   }
 
   std::string Column(int64_t delivery_id, const std::string& column) {
-    return db_.Scalar("SELECT " + column + " FROM deliveries WHERE id = " + N(delivery_id));
+    return db_.Scalar("SELECT " + column + " FROM " + testing::kDeliveryState + " dr WHERE id = " + N(delivery_id));
   }
 
   // Makes `n` dead-lettered deliveries of `destination_id` directly in SQL, fast.
@@ -82,9 +82,10 @@ class DeadLetterPgTest : public testing::PgTest {
         ") RETURNING id) SELECT id FROM e;"
         " CREATE TEMP TABLE new_deliveries AS WITH d AS (INSERT INTO deliveries"
         " (event_id, destination_id, status, attempt_count, cycle_attempts,"
-        " last_status_code, last_error) SELECT id, " +
+        " last_status_code, last_error, stopped_at) SELECT id, " +
         dst +
-        ", 'dead_lettered', 5, 5, 500, 'HTTP 500' FROM new_events RETURNING id, event_id)"
+        ", 'dead_lettered', 5, 5, 500, 'HTTP 500', now() FROM new_events"
+        " RETURNING id, event_id)"
         " SELECT * FROM d;"
         " INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason,"
         " attempt_count, last_status_code, last_error)"
@@ -402,7 +403,7 @@ TEST_F(DeadLetterPgTest, TwoConcurrentBulkReplaysNeverReplayOneDeadLetterTwice) 
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM replay_log"), N(kLetters));
   EXPECT_EQ(db_.Scalar("SELECT count(DISTINCT dead_letter_id) FROM replay_log"), N(kLetters));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), N(kLetters));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"), N(kLetters));
 }
 
 // A bound per call: at most `max`, then `more`; the next call goes on where it stopped.
@@ -422,7 +423,7 @@ TEST_F(DeadLetterPgTest, ABoundedBulkReplayStopsAtItsBoundAndGoesOnWhenAskedAgai
   ASSERT_TRUE(none);
   EXPECT_EQ(none->replayed, 0);
   EXPECT_FALSE(none->more);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), "12000");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"), "12000");
 }
 
 TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
@@ -438,7 +439,7 @@ TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
   EXPECT_EQ(n->replayed, kLetters);
   EXPECT_LT(took, 30s) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
                        << " ms";
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"
                        " AND cycle_attempts = 0 AND attempt_count = 5"
                        " AND next_attempt_at IS NOT NULL"),
             N(kLetters));

@@ -1,6 +1,5 @@
-// The gauges come from counters that every statement changing deliveries keeps
-// (store/pg/schema/count_*_deliveries.sql); after each kind of write they must equal a count of the
-// rows.
+// The gauges are counted from the queue (store/pg/schema/delivery_gauges.sql); after each
+// kind of write they must equal a count of the deliveries as the API shows them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,7 +17,7 @@ using testing::N;
 class DeliveryCountsPgTest : public testing::PgTest {
  protected:
   int64_t Count(const std::string& where) {
-    return std::stoll(db_.Scalar("SELECT count(*) FROM deliveries WHERE " + where));
+    return std::stoll(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE " + where));
   }
 
   // The gauges as served, beside the same figures counted from the rows.
@@ -68,16 +67,20 @@ TEST_F(DeliveryCountsPgTest, EveryWriteKeepsTheGaugesEqualToTheRows) {
   ExpectGaugesMatchRows("a replay");
 
   db_.Exec(
-      "UPDATE deliveries SET lease_until = now() - interval '1 second'"
-      " WHERE status = 'in_flight'");
+      "UPDATE delivery_queue SET lease_until = now() - interval '1 second'"
+      " WHERE claim_token IS NOT NULL");
   auto requeued = store_.RequeueExpiredLeases();
   ASSERT_TRUE(requeued) << requeued.error().message;
   ASSERT_EQ(*requeued, 2);
   ExpectGaugesMatchRows("the lease sweep");
 
+  // The queue keeps its delivery's creation time: both are set back.
   db_.Exec(
-      "UPDATE deliveries SET created_at = now() - interval '25 hours'"
-      " WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' ORDER BY id LIMIT 3)");
+      "WITH x AS (SELECT id FROM delivery_rows WHERE status = 'pending' ORDER BY id LIMIT 3),"
+      " q AS (UPDATE delivery_queue SET created_at = now() - interval '25 hours'"
+      " WHERE id IN (SELECT id FROM x))"
+      " UPDATE deliveries SET created_at = now() - interval '25 hours'"
+      " WHERE id IN (SELECT id FROM x)");
   ExpectGaugesMatchRows("three set back 25 hours");
   ASSERT_EQ(store_.CountDeliveries()->retrying_over_24h, 3);
 
@@ -86,29 +89,9 @@ TEST_F(DeliveryCountsPgTest, EveryWriteKeepsTheGaugesEqualToTheRows) {
 
   ASSERT_TRUE(store_.DeleteDestination(a, Scope::All()));  // its pending ones are cancelled
   ExpectGaugesMatchRows("a destination deleted");
-
-  db_.Exec(
-      "DELETE FROM attempts; DELETE FROM dead_letters;"
-      " DELETE FROM deliveries WHERE destination_id = " +
-      N(b) + " AND id % 2 = 0");
-  ExpectGaugesMatchRows("rows deleted");
-  ExpectGaugesMatchRows("read again after the fold");
-}
-
-TEST_F(DeliveryCountsPgTest, TheFoldKeepsOneRowPerMinuteThatStillCounts) {
-  CreateDestination(testing::TestDestination({"order.*"}));
-  Ingest(20);
-  Claim(10);
-  ASSERT_GT(std::stoll(db_.Scalar("SELECT count(*) FROM delivery_counts")), 2);
-  ASSERT_TRUE(store_.CountDeliveries());
-  // Everything here was created within a minute or two: one row a minute at most.
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_counts"), "0");
-  EXPECT_LE(std::stoll(db_.Scalar("SELECT count(*) FROM delivery_counts_by_minute")), 2);
-  db_.Exec("DELETE FROM deliveries WHERE status = 'pending'");
-  db_.Exec("UPDATE deliveries SET status = 'cancelled', lease_until = NULL, claim_token = NULL");
-  ASSERT_TRUE(store_.CountDeliveries());
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_counts"), "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_counts_by_minute"), "0");
+  ASSERT_GT(store_.CountDeliveries()->pending, 0);  // b's are still there
+  EXPECT_GT(Count("status = 'cancelled' AND destination_id = " + N(a)), 0);
+  EXPECT_GT(Count("status IN ('pending', 'in_flight') AND destination_id = " + N(b)), 0);
 }
 
 }  // namespace

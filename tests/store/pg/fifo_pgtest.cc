@@ -38,7 +38,7 @@ class FifoPgTest : public testing::PgTest {
 
   // The delivery of event `event` to `destination`.
   int64_t DeliveryOf(int64_t event, int64_t destination) {
-    return std::stoll(db_.Scalar("SELECT id FROM webhookd.deliveries WHERE event_id = " + N(event) +
+    return std::stoll(db_.Scalar("SELECT id FROM webhookd.delivery_rows dr WHERE event_id = " + N(event) +
                                  " AND destination_id = " + N(destination)));
   }
 
@@ -98,13 +98,14 @@ TEST_F(FifoPgTest, EventsWithoutAKeyAreOneSequenceAndPlainDestinationsAreUnaffec
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, (std::vector<std::pair<int64_t, int64_t>>{
                      {fifo, e1}, {fifo, e3}, {plain, e1}, {plain, e2}, {plain, e3}}));
-  // Every delivery has its event's key; only the fifo destination's are marked for the rule.
+  // Every delivery has its event's key; only the fifo destination's are queued marked for
+  // the rule.
   EXPECT_EQ(db_.Scalar("SELECT string_agg(coalesce(ordering_key, '-') || ':' || fifo, ',' ORDER "
-                       "BY id) FROM webhookd.deliveries WHERE destination_id = " +
+                       "BY id) FROM webhookd.delivery_queue WHERE destination_id = " +
                        N(fifo)),
             "-:true,-:true,A:true");
   EXPECT_EQ(db_.Scalar("SELECT string_agg(coalesce(ordering_key, '-') || ':' || fifo, ',' ORDER "
-                       "BY id) FROM webhookd.deliveries WHERE destination_id = " +
+                       "BY id) FROM webhookd.delivery_queue WHERE destination_id = " +
                        N(plain)),
             "-:false,-:false,A:false");
 }
@@ -214,13 +215,13 @@ TEST_F(FifoPgTest, ALaterDeliveryInFlightHoldsAnEarlierOneThatCommittedAfterIt) 
   const int64_t dst = Destination();
   const int64_t a1 = Publish("A"), a2 = Publish("A");
   db_.Exec(
-      "UPDATE webhookd.deliveries SET status = 'in_flight', lease_until = now() + "
-      "interval '1 hour', claim_token = 1 WHERE id = " +
+      "UPDATE webhookd.delivery_queue SET lease_until = now() + interval '1 hour',"
+      " claim_token = 1 WHERE id = " +
       N(DeliveryOf(a2, dst)));
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{});
   db_.Exec(
-      "UPDATE webhookd.deliveries SET status = 'succeeded', lease_until = NULL, "
-      "claim_token = NULL WHERE id = " +
+      "DELETE FROM webhookd.delivery_queue WHERE id = " + N(DeliveryOf(a2, dst)) +
+      "; UPDATE webhookd.deliveries SET status = 'succeeded' WHERE id = " +
       N(DeliveryOf(a2, dst)));
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
 }
@@ -255,8 +256,8 @@ TEST_F(FifoPgTest, BlockedByIsTheOldestUnfinishedOfItsKeyBeforeItElseOneInFlight
   for (int i = 0; i < 5; ++i) ids.push_back(DeliveryOf(Publish("A"), dst));
   const int64_t other = DeliveryOf(Publish("B"), dst);
   db_.Exec(
-      "UPDATE webhookd.deliveries SET status = 'in_flight', lease_until = now() + interval '1 "
-      "hour', claim_token = 1 WHERE id = " +
+      "UPDATE webhookd.delivery_queue SET lease_until = now() + interval '1 hour',"
+      " claim_token = 1 WHERE id = " +
       N(other));
   const std::vector<std::string> states = {"pending", "in_flight", "succeeded"};
   // One connection for the 243 mixes: a new backend per statement made this test take
@@ -270,28 +271,37 @@ TEST_F(FifoPgTest, BlockedByIsTheOldestUnfinishedOfItsKeyBeforeItElseOneInFlight
       for (int64_t id : ids) {
         const std::string& state = states[m % 3];
         m /= 3;
-        tx.exec("UPDATE webhookd.deliveries SET status = '" + state + "', lease_until = " +
-                (state == "in_flight" ? "now() + interval '1 hour'" : "NULL") + ", claim_token = " +
-                (state == "in_flight" ? "1" : "NULL") + " WHERE id = " + N(id));
+        // Pending and in flight: a queue row, with a claim token while in flight;
+        // succeeded: none, and the history says so.
+        const bool queued = state != "succeeded", in_flight = state == "in_flight";
+        tx.exec("DELETE FROM webhookd.delivery_queue WHERE id = " + N(id));
+        if (queued) {
+          tx.exec(
+              "INSERT INTO webhookd.delivery_queue (id, destination_id, next_attempt_at,"
+              " lease_until, claim_token, fifo, ordering_key, created_at)"
+              " SELECT id, destination_id, now(), " +
+              std::string(in_flight ? "now() + interval '1 hour', 1" : "NULL, NULL") +
+              ", true, ordering_key, created_at FROM webhookd.deliveries WHERE id = " + N(id));
+        }
+        tx.exec("UPDATE webhookd.deliveries SET status = '" +
+                std::string(queued ? "pending" : "succeeded") + "' WHERE id = " + N(id));
       }
       tx.commit();
     }
     pqxx::nontransaction read(*conn);
     const std::string got =
         read.exec1(
-                "SELECT string_agg(d.id || ':' || coalesce(webhookd.fifo_blocked_by(d.id, "
-                "d.destination_id, d.fifo, d.ordering_key, d.status)::text, '-'), ',' ORDER BY "
-                "d.id) "
-                "FROM webhookd.deliveries d WHERE d.ordering_key = 'A'")[0]
+                "SELECT string_agg(d.id || ':' || coalesce(d.blocked_by::text, '-'), ',' ORDER BY "
+                "d.id) FROM webhookd.delivery_rows d WHERE d.ordering_key = 'A'")[0]
             .c_str();
     const std::string want =
         read.exec1(
                 "SELECT string_agg(d.id || ':' || coalesce(CASE WHEN d.status = 'pending' THEN "
-                "coalesce((SELECT min(x.id) FROM webhookd.deliveries x WHERE x.ordering_key = 'A' "
+                "coalesce((SELECT min(x.id) FROM webhookd.delivery_rows x WHERE x.ordering_key = 'A' "
                 "AND "
                 "x.status IN ('pending', 'in_flight') AND x.id < d.id), (SELECT min(x.id) FROM "
-                "webhookd.deliveries x WHERE x.ordering_key = 'A' AND x.status = 'in_flight')) "
-                "END::text, '-'), ',' ORDER BY d.id) FROM webhookd.deliveries d WHERE "
+                "webhookd.delivery_rows x WHERE x.ordering_key = 'A' AND x.status = 'in_flight')) "
+                "END::text, '-'), ',' ORDER BY d.id) FROM webhookd.delivery_rows d WHERE "
                 "d.ordering_key = "
                 "'A'")[0]
             .c_str();

@@ -66,7 +66,7 @@ class FanOutTest : public ::testing::TestWithParam<bool> {
     std::string joined;
     for (int64_t id : from_receipt) joined += (joined.empty() ? "" : ",") + N(id);
     EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',' ORDER BY destination_id)"
-                         " FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT "
+                         " FROM " + testing::kDeliveryState + " dr WHERE status = 'pending' AND next_attempt_at IS NOT "
                          "NULL AND event_id = " +
                          N(receipt.event.id)),
               joined)
@@ -97,7 +97,7 @@ TEST_P(FanOutTest, EachEnabledLiveDestinationWhoseTypesMatch) {
   EXPECT_THAT(FanOut("invoice.paid"), ElementsAreArray({every, several}));
   // "." in a pattern is a plain character, not a wildcard.
   EXPECT_THAT(FanOut("orderXcreated"), ElementsAreArray({every}));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE destination_id IN (" + N(disabled) +
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE destination_id IN (" + N(disabled) +
                        "," + N(deleted) + ")"),
             "0");
 }
@@ -160,11 +160,11 @@ TEST_P(FanOutTest, AnEventReachesItsOwnTenantsDestinationsAmongThousandsOfTenant
   EXPECT_EQ(FanOut("order.created", "t-7").size(), 5u);
   EXPECT_TRUE(FanOut("order.created", "nobody").empty());
   // Every delivery carries its event's tenant, and went to a destination of it.
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id "
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " d JOIN events e ON e.id = d.event_id "
                        "JOIN destinations t ON t.id = d.destination_id WHERE d.tenant_id IS "
                        "DISTINCT FROM e.tenant_id OR t.tenant_id IS DISTINCT FROM e.tenant_id"),
             "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE tenant_id = 't-7'"), "5");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE tenant_id = 't-7'"), "5");
 }
 
 // Both fan-out statements find a tenant's destinations through the destinations_fan_out
@@ -207,7 +207,7 @@ TEST_P(FanOutTest, AnEventMatchingNothingIsStoredWithoutDeliveries) {
   ASSERT_GT(receipt.event.id, 0);
   EXPECT_TRUE(receipt.event.deliveries.empty());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE id = " + N(receipt.event.id)), "1");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr"), "0");
   auto event = store_.GetEvent(receipt.event.id, Scope::All());
   ASSERT_TRUE(event);
   EXPECT_EQ(event->type, "order.created");
@@ -291,7 +291,7 @@ TEST_F(IngestPgTest, ATargetedEventGoesToExactlyThatDestinationIgnoringFilters) 
     ASSERT_TRUE(r) << r.error().message;
     ASSERT_EQ(r->event.deliveries.size(), 1u);
     EXPECT_EQ(r->event.deliveries[0].destination_id, other);
-    EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',') FROM deliveries"
+    EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',') FROM " + testing::kDeliveryState + " dr"
                          " WHERE event_id = " +
                          N(r->event.id)),
               N(other));
@@ -315,7 +315,7 @@ TEST_F(IngestPgTest, AnUnknownOrDeletedTargetIsInvalidAndWritesNothing) {
     }
   }
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr"), "0");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "0");
 }
 
@@ -360,7 +360,7 @@ TEST_F(IngestPgTest, TheSameKeyAndBodyAnswersTheOriginalAndCreatesNothing) {
     EXPECT_EQ(second->event.deliveries[i].status, DeliveryStatus::kPending);
   }
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "2");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr"), "2");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "1");
 
   auto other_body = Ingest("order.created", std::nullopt, IdempotencyKey{"abc", "hash-2"});
@@ -417,7 +417,7 @@ TEST_F(IngestPgTest, FiftyConcurrentIngestsWithOneKeyMakeOneEvent) {
   EXPECT_EQ(originals, 1);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
   EXPECT_EQ(db_.Scalar("SELECT id FROM events"), N(*ids.begin()));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), "1");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr"), "1");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), "1");
 }
 
@@ -461,7 +461,7 @@ TEST_F(IngestPgTest, AnIngestWithARevokedKeyIsRefusedAndWritesNothing) {
     }
   }
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), N(accepted));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), N(accepted));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr"), N(accepted));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys"), N(accepted / 2));
 }
 
@@ -500,7 +500,7 @@ TEST_F(IngestPgTest, EventsTakenForLaterAreEachAnsweredOnceAfterTheirCommit) {
     ids.insert(results[i]->event.id);
   }
   EXPECT_EQ(ids.size(), static_cast<size_t>(kEvents));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), N(kEvents));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr"), N(kEvents));
   for (int tries = 0; tries < 50 && wakeups.count == 0; ++tries)
     listener->await_notification(0, 100000);
   EXPECT_GT(wakeups.count, 0);
@@ -544,7 +544,7 @@ TEST_F(IngestPgTest, AGroupOfManyTypesFansEachEventOutByItsOwnType) {
     for (const Delivery& d : results[i]->event.deliveries) got.push_back(d.destination_id);
     EXPECT_THAT(got, UnorderedElementsAreArray(cases[i % cases.size()].second));
     EXPECT_EQ(
-        db_.Scalar("SELECT count(*) FROM deliveries WHERE event_id = " + N(results[i]->event.id)),
+        db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE event_id = " + N(results[i]->event.id)),
         N(cases[i % cases.size()].second.size()));
   }
   // They were written in groups, not one by one (else this test tells little).
@@ -594,7 +594,7 @@ TEST_F(IngestPgTest, AGroupOfManyTenantsFansEachEventOutByItsTenantTypeAndPayloa
     SCOPED_TRACE(i);
     ASSERT_TRUE(results[i]) << results[i].error().message;
     EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',' ORDER BY destination_id) "
-                         "FROM deliveries WHERE event_id = " +
+                         "FROM " + testing::kDeliveryState + " dr WHERE event_id = " +
                          N(results[i]->event.id)),
               [&] {
                 std::vector<int64_t> want = cases[i % cases.size()].want;
@@ -664,14 +664,14 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   ASSERT_TRUE(store_.DeleteDestination(doomed, Scope::All()));
 
   auto status = [&](int64_t id) {
-    return db_.Scalar("SELECT status FROM deliveries WHERE id = " + N(id));
+    return db_.Scalar("SELECT status FROM " + testing::kDeliveryState + " dr WHERE id = " + N(id));
   };
   EXPECT_EQ(status(claimed->deliveries[0].delivery_id), "succeeded");
   EXPECT_EQ(status(claimed->deliveries[1].delivery_id), "dead_lettered");
   EXPECT_EQ(status(claimed->deliveries[2].delivery_id), "cancelled");
   EXPECT_EQ(status(claimed->deliveries[3].delivery_id), "cancelled");
   EXPECT_EQ(status(kept->event.deliveries[0].id), "pending");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'cancelled' AND"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'cancelled' AND"
                        " (next_attempt_at IS NOT NULL OR claim_token IS NOT NULL)"),
             "0");
 
@@ -829,7 +829,7 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
 
   auto ids = [&](const std::string& where) {
     return Ids(db_.Scalar(
-        "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM deliveries WHERE " + where));
+        "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM " + testing::kDeliveryState + " dr WHERE " + where));
   };
   auto page_through = [&](DeliveryFilter filter, int limit) {
     return PageThrough<Delivery>(

@@ -23,13 +23,13 @@ class IntegrityPgTest : public testing::PgTest {
   // Rows whose parent is gone; the keys would have made each of these impossible.
   std::string Orphans() {
     return db_.Scalar(R"(
-      SELECT (SELECT count(*) FROM deliveries d
+      SELECT (SELECT count(*) FROM delivery_rows d
                WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
                   OR NOT EXISTS (SELECT 1 FROM destinations t WHERE t.id = d.destination_id))
            + (SELECT count(*) FROM attempts a
-               WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id))
+               WHERE NOT EXISTS (SELECT 1 FROM delivery_rows d WHERE d.id = a.delivery_id))
            + (SELECT count(*) FROM dead_letters x
-               WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = x.delivery_id)))");
+               WHERE NOT EXISTS (SELECT 1 FROM delivery_rows d WHERE d.id = x.delivery_id)))");
   }
 };
 
@@ -56,7 +56,7 @@ TEST_F(IntegrityPgTest, WritingRowsReadsNoParentTableAnalyzedWhileEmpty) {
   tx.exec("SELECT webhookd.publish('order.created', '{}') FROM generate_series(1, 50)");
   EXPECT_EQ(scans("events") - events_before, 0) << "whole-table scans of events";
 
-  const std::string ids = tx.exec("SELECT string_agg(id::text, ',') FROM deliveries")[0][0].c_str();
+  const std::string ids = tx.exec("SELECT string_agg(id::text, ',') FROM delivery_rows")[0][0].c_str();
   const int64_t deliveries_before = scans("deliveries");
   tx.exec(
       "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome) "
@@ -124,7 +124,7 @@ TEST_F(IntegrityPgTest, AReplayDuringAPurgeKeepsTheEventAndEverythingUnderIt) {
   EXPECT_EQ(*purged, finished);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE id = " + N(other)), "0");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE id = " + N(event)), "1");
-  EXPECT_EQ(db_.Scalar("SELECT status FROM deliveries WHERE event_id = " + N(event)), "pending");
+  EXPECT_EQ(db_.Scalar("SELECT status FROM delivery_rows WHERE event_id = " + N(event)), "pending");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts"), "1");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters"), "1");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM idempotency_keys WHERE event_id = " + N(event)), "1");

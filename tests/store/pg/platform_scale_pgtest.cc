@@ -122,7 +122,7 @@ class PlatformScalePgTest : public testing::PgTest {
 
 TEST_F(PlatformScalePgTest, PeriodicStatementsCostWhatTheyReturnNotWhatIsStored) {
   LoadPlatform();
-  ASSERT_EQ(db_.Scalar("SELECT count(*) FROM deliveries"), testing::N(kEvents * kFanout));
+  ASSERT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows"), testing::N(kEvents * kFanout));
   const std::string null = "NULL";
   const std::string hour = "3600000000";
   // The first read after the load moves its counter rows into the minutes (once).

@@ -168,7 +168,7 @@ TEST_F(ProtectionPgTest, ThresholdFailuresOpenTheCircuitAndPublishItOnce) {
   EXPECT_EQ(events[0]["consecutive_failures"], 3);
   EXPECT_EQ(events[0]["last_error"], "connection refused");
   // Fanned out to the destination that asked for webhookd.* only, due now.
-  EXPECT_EQ(db_.Scalar("SELECT string_agg(d.destination_id::text, ',') FROM deliveries d"
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(d.destination_id::text, ',') FROM delivery_rows d"
                        " JOIN events e ON e.id = d.event_id WHERE e.type LIKE 'webhookd.%'"),
             N(watcher));
 }
@@ -220,7 +220,7 @@ TEST_F(ProtectionPgTest, AnOpenCircuitsDueDeliveriesAreClaimedAsSkipsBeyondTheCa
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE outcome = 'skipped'"
                        " AND error = 'circuit open' AND status_code IS NULL"),
             "8");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'pending'"
                        " AND next_attempt_at > now() + interval '50 minutes'"),
             "8");
   EXPECT_EQ(Col(dst, "consecutive_failures"), "3");  // skips are no attempt at the receiver
@@ -245,7 +245,7 @@ TEST_F(ProtectionPgTest, AtNextProbeAtExactlyOneDeliveryIsProbedAndTheRestWait) 
   EXPECT_EQ(Col(dst, "circuit"), "half_open");
   // While it is out, nothing else of the destination is claimed, skip or send.
   EXPECT_TRUE(ClaimBatch(100).deliveries.empty());
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'"), "9");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE status = 'pending'"), "9");
 }
 
 TEST_F(ProtectionPgTest, ASuccessfulProbeClosesTheCircuitAndRampsTheCapFromOne) {
@@ -269,7 +269,7 @@ TEST_F(ProtectionPgTest, ASuccessfulProbeClosesTheCircuitAndRampsTheCapFromOne) 
   ASSERT_EQ(recovered.size(), 1u);
   EXPECT_EQ(recovered[0]["destination_id"], "dst_" + N(dst));
   EXPECT_EQ(recovered[0]["failing_since"], failing_since);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE destination_id = " + N(watcher)),
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " + N(watcher)),
             "1");
 
   // The ramp: each claim takes what the cap allows; all succeed; the cap doubles per success.
@@ -445,7 +445,7 @@ TEST_F(ProtectionPgTest, CleanSuccessesTakeThePlainStatement) {
   EXPECT_EQ(Col(dst, "xmin::text || ctid::text"), before);
   EXPECT_EQ(
       db_.Scalar("SELECT string_agg(d.status || ':' || a.outcome || ':' || a.status_code, ',')"
-                 " FROM deliveries d JOIN attempts a ON a.delivery_id = d.id"),
+                 " FROM delivery_rows d JOIN attempts a ON a.delivery_id = d.id"),
       "succeeded:success:200,succeeded:success:200");
   // A stale token changes nothing on this path either.
   EXPECT_TRUE(Write(records).applied.empty());
@@ -530,7 +530,7 @@ TEST_F(ProtectionPgTest, FailingLongerThanDisableAfterDisablesWithAnEvent) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["reason"], "failing");
   EXPECT_EQ(events[0]["destination_id"], "dst_" + N(dst));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE destination_id = " + N(watcher)),
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " + N(watcher)),
             "1");
   // Its deliveries wait.
   for (const auto& c : ClaimBatch(100).deliveries) EXPECT_NE(c.destination_id, dst);
@@ -666,14 +666,14 @@ TEST_F(ProtectionPgTest, OperationalEventsReachOnlyDestinationsThatNameThem) {
   const auto receivers = [&](const std::string& type) {
     return db_.Scalar(
         "SELECT coalesce(string_agg(d.destination_id::text, ',' ORDER BY d.destination_id), '')"
-        " FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.type = '" +
+        " FROM delivery_rows d JOIN events e ON e.id = d.event_id WHERE e.type = '" +
         type + "'");
   };
   EXPECT_EQ(receivers("webhookd.destination.disabled"), N(all_ops) + "," + N(exact));
   EXPECT_EQ(receivers("webhookd.delivery.dead_lettered"), N(all_ops) + "," + N(narrow));
   // "Every type", patterns outside "webhookd." and a tenant's destination get none.
   for (int64_t none : {every, web, tenants}) {
-    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id"
+    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows d JOIN events e ON e.id = d.event_id"
                          " WHERE e.type LIKE 'webhookd.%' AND d.destination_id = " +
                          N(none)),
               "0");

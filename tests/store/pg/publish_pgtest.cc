@@ -75,7 +75,7 @@ TEST_F(PublishTest, TheEventExistsIfAndOnlyIfTheTransactionCommits) {
     EXPECT_EQ(db_.Scalar("SELECT payload FROM events WHERE id = " + n), payload);
     EXPECT_EQ(db_.Scalar("SELECT tenant_id FROM events WHERE id = " + n), "acme");
     EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id || '/' || tenant_id || '/' || status, "
-                         "',') FROM deliveries WHERE event_id = " +
+                         "',') FROM delivery_rows WHERE event_id = " +
                          n),
               acme_ + "/acme/pending");
   }
@@ -101,7 +101,7 @@ TEST_F(PublishTest, TheEventExistsIfAndOnlyIfTheTransactionCommits) {
             "order.paid,order.shipped");
   EXPECT_EQ(db_.Scalar("SELECT status FROM public.orders WHERE id = 42"), "paid");
   // An event without a tenant reaches the destination without one alone.
-  EXPECT_EQ(db_.Scalar("SELECT string_agg(d.destination_id::text, ',') FROM deliveries d JOIN "
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(d.destination_id::text, ',') FROM delivery_rows d JOIN "
                        "events e ON e.id = d.event_id WHERE e.type = 'order.shipped'"),
             none_);
 }

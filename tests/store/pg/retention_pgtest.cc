@@ -122,9 +122,9 @@ TEST_F(RetentionPgTest, EveryLookupOfABatchHasAnIndex) {
     SELECT id, )" +
            N(dst) + R"(, 'dead_lettered', 1, created_at FROM events;
     INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome)
-    SELECT id, 1, created_at, 1, 'permanent' FROM deliveries;
+    SELECT id, 1, created_at, 1, 'permanent' FROM delivery_rows;
     INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count)
-    SELECT id, event_id, destination_id, 'permanent_failure', 1 FROM deliveries;
+    SELECT id, event_id, destination_id, 'permanent_failure', 1 FROM delivery_rows;
     INSERT INTO idempotency_keys (key, request_hash, event_id, created_at)
     SELECT 'k' || id, 'h', id, created_at FROM events WHERE created_at > now() - interval '1 day';
     ANALYZE events; ANALYZE deliveries; ANALYZE attempts; ANALYZE dead_letters;

@@ -13,6 +13,7 @@ class Config:
     root: Path
     quick: bool = False
     only: str = ""
+    profile_dir: str = ""  # --profile: the costs case's perf and pidstat output
     soak: bool = False
     soak_minutes: int = 3
     load_s: int = 0

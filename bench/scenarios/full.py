@@ -2,8 +2,8 @@
 and the report's table in the order the figures are documented."""
 
 from harness.figures import Part
-from scenarios import (backlog, catalog, delivery, e2e, fairness, fifo, ingest, peer, platform,
-                       protection, proxy, receivers, sustained, tracing)
+from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, ingest, peer,
+                       platform, protection, proxy, receivers, sustained, tracing)
 
 # The report's table, top to bottom.
 FIGURES = [
@@ -14,14 +14,14 @@ FIGURES = [
     "backlog_drain_ratio", "rss_mib", "slow_destination_ratio", "protected_ratio",
     "claim_idle_destinations_ratio", "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio",
     "tracing_ingest_ratio", "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms",
-    "metrics_scrape_ms", "stats_ms", "list_p99_ms",
+    "metrics_scrape_ms", "stats_ms", "list_p99_ms", *costs.FIGURES,
 ]
 # The details under it.
 DETAILS = [
     "hello", "ingest", "ingest paced", "tenant alone", "ingest tenants", "schema", "filters",
     "sink", "e2e", "delivery", "peer", "sustained", "sustained peer", "slow", "backlog",
     "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness", "platform",
-    "peak RSS",
+    "peak RSS", "costs ingest", "costs drain",
 ]
 
 
@@ -35,7 +35,7 @@ def run(b) -> Part:
     parts += [e2e_part, delivery_part, peer_part, sustained.measure(b, best_c, version)]
     parts += [protection.measure(b), fifo.measure(b), proxy.measure(b), platform.measure(b)]
     parts += [backlog.measure(b, delivery_rate, e2e_hwm)]
-    parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b)]
+    parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b), costs.measure(b)]
     every = Part()
     for part in parts:
         every.figures.update(part.figures)

@@ -5,6 +5,7 @@ by self time per process, CPU per webhookd thread). The raw data stays in DIR.""
 import re
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 from . import cpu
@@ -36,6 +37,11 @@ class Profile:
             self.running.append(subprocess.Popen(
                 [*PERF, "-o", str(out), "-p", pids], stdout=subprocess.DEVNULL,
                 stderr=open(self.dir / f"{phase}-{who}.perf.log", "w")))
+            # perf killed by the SIGINT of stop() before it set up writes nothing.
+            for _ in range(100):
+                if out.exists() and out.stat().st_size > 0:
+                    break
+                time.sleep(0.05)
         self.running.append(subprocess.Popen(
             ["pidstat", "-t", "-u", "-p", str(webhookd_pid), "1"],
             stdout=open(self.dir / f"{phase}-pidstat.txt", "w"), stderr=subprocess.STDOUT,
@@ -62,15 +68,19 @@ class Profile:
         for phase, pid in self.phases:
             for who in ("webhookd", "postgres"):
                 data = self.dir / f"{phase}-{who}.perf.data"
-                lines.append(f"== {phase}: {who}, top symbols by self time")
+                lines.append(f"== {phase}: {who}, by library, then top symbols by self time")
+                lines += top_symbols(data, sort="dso", top=6)
                 lines += top_symbols(data)
                 lines.append("")
             lines.append(f"== {phase}: webhookd's threads (pidstat -t averages, %CPU of one"
                          " core; perf's samples by thread)")
             lines += threads(self.dir / f"{phase}-pidstat.txt")
-            lines += top_symbols(self.dir / f"{phase}-webhookd.perf.data", sort="tid", top=8)
-            lines.append(f"== {phase}: webhookd's busiest threads' top symbols")
-            lines += by_thread(self.dir / f"{phase}-webhookd.perf.data")
+            data = self.dir / f"{phase}-webhookd.perf.data"
+            lines += top_symbols(data, sort="pid", top=8)
+            lines.append(f"== {phase}: webhookd's busiest threads: their libraries, then their"
+                         " symbols")
+            lines += by_thread(data, "pid,dso")
+            lines += by_thread(data, "pid,sym")
             lines.append("")
         (self.dir / "summary.txt").write_text("\n".join(lines) + "\n")
 
@@ -91,16 +101,17 @@ def top_symbols(data: Path, sort="dso,sym", top=TOP) -> list:
     return head + [f"  {row.strip()}" for row in rows[:top]]
 
 
-def by_thread(data: Path, threads=6, symbols=4) -> list:
-    """The top SYMBOLS symbols of each of the THREADS threads with the most samples: what
-    each thread is (webhookd's threads have no names of their own)."""
-    rows = top_symbols(data, sort="tid,sym", top=10000)
+def by_thread(data: Path, sort: str, threads=6, symbols=4) -> list:
+    """The top SYMBOLS rows (SORT: "pid,dso" or "pid,sym") of each of the THREADS threads
+    with the most samples: what each thread does (webhookd's threads have no names)."""
+    rows = top_symbols(data, sort=sort, top=10000)
     per = {}
     for row in rows[1:]:
         words = row.split()
-        if len(words) >= 4 and words[0].endswith("%"):
-            # 12.34%  1234:webhookd  [.] symbol
-            per.setdefault(words[1], []).append(f"{words[0]} {' '.join(words[3:])}")
+        if len(words) >= 3 and words[0].endswith("%"):
+            # 12.34%  1234:webhookd  [.] symbol, or 12.34%  1234:webhookd  libcurl.so.4
+            what = words[3:] if words[2] in ("[.]", "[k]") else words[2:]
+            per.setdefault(words[1], []).append(f"{words[0]} {' '.join(what)}")
     lines = []
     for tid, syms in sorted(per.items(), key=lambda kv: -sum(
             float(s.split("%")[0]) for s in kv[1]))[:threads]:

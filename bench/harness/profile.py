@@ -13,39 +13,55 @@ from .log import log
 
 # Neither webhookd's Release build nor Debian's PostgreSQL keeps frame pointers, so the
 # stacks are unwound from a copy of the stack (DWARF); the self times do not depend on it.
-PERF = ["perf", "record", "-q", "-F", "499", "--call-graph", "dwarf,8192"]
+PERF = ["perf", "record", "-F", "499", "--call-graph", "dwarf,8192"]
 TOP = 15
 
 
 class Profile:
-    def __init__(self, directory, work: Path):
+    def __init__(self, directory):
         self.dir = Path(directory).resolve() if directory else None
         self.running = []
         self.phases = []
         if self.dir:
             self.dir.mkdir(parents=True, exist_ok=True)
 
-    def start(self, phase: str, webhookd_pid: int, postmaster: int) -> None:
-        """perf on webhookd's threads, perf on the postmaster and its children (the backends
-        it forks later inherit the sampling), pidstat -t on webhookd."""
+    def start_postgres(self, phase: str, postmaster: int) -> None:
+        """perf on the postmaster and its children; the backends it forks later inherit
+        the sampling, so it starts before webhookd opens its connections."""
+        if self.dir:
+            self._perf(phase, "postgres",
+                       lambda: ",".join(map(str, [postmaster, *cpu.children(postmaster)])))
+
+    def start_webhookd(self, phase: str, pid: int) -> None:
+        """perf on webhookd's threads and pidstat -t on it."""
         if not self.dir:
             return
-        self.phases.append((phase, webhookd_pid))
-        pg = ",".join(map(str, [postmaster, *cpu.children(postmaster)]))
-        for who, pids in (("webhookd", str(webhookd_pid)), ("postgres", pg)):
-            out = self.dir / f"{phase}-{who}.perf.data"
-            self.running.append(subprocess.Popen(
-                [*PERF, "-o", str(out), "-p", pids], stdout=subprocess.DEVNULL,
-                stderr=open(self.dir / f"{phase}-{who}.perf.log", "w")))
-            # perf killed by the SIGINT of stop() before it set up writes nothing.
-            for _ in range(100):
-                if out.exists() and out.stat().st_size > 0:
-                    break
-                time.sleep(0.05)
+        self.phases.append(phase)
+        self._perf(phase, "webhookd", lambda: str(pid))
         self.running.append(subprocess.Popen(
-            ["pidstat", "-t", "-u", "-p", str(webhookd_pid), "1"],
+            ["pidstat", "-t", "-u", "-p", str(pid), "1"],
             stdout=open(self.dir / f"{phase}-pidstat.txt", "w"), stderr=subprocess.STDOUT,
             env={"LC_ALL": "C", "S_TIME_FORMAT": "ISO", "PATH": "/usr/bin:/bin"}))
+
+    def _perf(self, phase: str, who: str, pids) -> None:
+        """perf record on PIDS() (a comma-separated list), retried when it exits at once:
+        a pid in the list that exits before perf attaches (the backend of the psql that
+        just read an LSN) makes it give up."""
+        out = self.dir / f"{phase}-{who}.perf.data"
+        for _ in range(5):
+            proc = subprocess.Popen(
+                [*PERF, "-o", str(out), "-p", pids()], stdout=subprocess.DEVNULL,
+                stderr=open(self.dir / f"{phase}-{who}.perf.log", "w"))
+            # perf killed by the SIGINT of stop() before it set up writes nothing.
+            for _ in range(100):
+                if proc.poll() is not None or (out.exists() and out.stat().st_size > 0):
+                    break
+                time.sleep(0.05)
+            if proc.poll() is None:
+                self.running.append(proc)
+                return
+            time.sleep(0.2)
+        log(f"profile: perf record on {who} did not start; see {phase}-{who}.perf.log")
 
     def stop(self) -> None:
         """SIGINT: perf writes its data and pidstat its averages."""
@@ -65,7 +81,7 @@ class Profile:
         log(f"profile: summing up perf and pidstat into {self.dir}/summary.txt")
         lines = [f"perf record {' '.join(PERF[2:])} -p <pids>; pidstat -t -u -p <webhookd> 1",
                  "self time: % of the process's samples in that phase", ""]
-        for phase, pid in self.phases:
+        for phase in self.phases:
             for who in ("webhookd", "postgres"):
                 data = self.dir / f"{phase}-{who}.perf.data"
                 lines.append(f"== {phase}: {who}, by library, then top symbols by self time")

@@ -108,7 +108,8 @@ def ingest(b, db, port, n, profile) -> tuple:
     phase = Phase(b, db, "ingest")
     server = next(p for p in b.procs.started if p.name == "costs-server")
     phase.start(server.pid)
-    profile.start("ingest", server.pid, phase.postmaster)
+    profile.start_postgres("ingest", phase.postmaster)
+    profile.start_webhookd("ingest", server.pid)
     line = load(b, "costs-ingest", "--port", port, "--key", b.key, "--duration",
                 b.cfg.load_s + 50, "--max-requests", n)
     phase.end(server.pid)
@@ -123,9 +124,14 @@ def drain(b, db, n, profile) -> Phase:
     """`webhookd worker` alone until the sink counted N and no delivery is left unfinished
     (the sink polled every 100 ms, the database once the count is there)."""
     phase = Phase(b, db, "drain")
+    profile.start_postgres("drain", phase.postmaster)
     phase.start()
     proc = b.procs.start("costs-worker", [b.webhookd, "worker"], env=b.wh_env(db))
-    profile.start("drain", proc.pid, phase.postmaster)
+    if profile.dir:
+        # Its threads are up once it listens: perf attaches to each (a few milliseconds
+        # of the drain go unsampled).
+        b.procs.listening_port(proc)
+        profile.start_webhookd("drain", proc.pid)
     cap_s, done = min(n // 1000 + 60, 600), False
     while time.monotonic() - phase.t0 < cap_s:
         time.sleep(0.1)
@@ -169,7 +175,7 @@ def wal_line(phase, n) -> str:
 
 def measure(b) -> Part:
     n = events()
-    profile = Profile(b.cfg.profile_dir, b.work)
+    profile = Profile(b.cfg.profile_dir)
     log(f"costs: {n} events through webhookd server alone, then drained by webhookd worker"
         " alone; WAL from pg_walinspect, CPU from /proc")
     db = b.new_db("bench_costs")

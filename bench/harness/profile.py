@@ -114,7 +114,8 @@ def top_symbols(data: Path, sort="dso,sym", top=TOP) -> list:
             if line.strip() and not line.lstrip().startswith("#")]
     samples = re.search(r"# Samples: (\S+)", out)
     head = [f"  samples: {samples.group(1)}"] if samples else []
-    return head + [f"  {row.strip()}" for row in rows[:top]]
+    # Boost's symbols run to hundreds of characters; the start names them well enough.
+    return head + [f"  {row.strip()[:150]}" for row in rows[:top]]
 
 
 def by_thread(data: Path, sort: str, threads=6, symbols=4) -> list:

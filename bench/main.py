@@ -15,9 +15,9 @@ from harness.bench import Bench  # noqa: E402
 from harness.config import Config  # noqa: E402
 from harness.env import environment, load_avg  # noqa: E402
 from harness.log import BenchError, log  # noqa: E402
-from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, full, ha,  # noqa: E402
-                       ingest, peer, platform, protection, proxy, receivers, soak, sustained,
-                       tracing)
+from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, full,  # noqa: E402
+                       ha, ingest, peer, platform, protection, proxy, receivers, soak,
+                       sustained, tracing)
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,

@@ -204,6 +204,8 @@ def measure(b) -> Part:
     if wi is None or wd is None:
         for name in FIGURES:  # a phase that did not finish: its figures were invalidated
             part.add(name, "INVALID")
+        part.details["costs ingest"] = "costs ingest   not measured (see the notes)"
+        part.details["costs drain"] = "costs drain    not measured (see the notes)"
         return part
     heap, ui, ud = wd.heap(), ing.us, dr.us
     add = part.add

@@ -21,10 +21,13 @@ from scenarios import (backlog, catalog, delivery, e2e, fairness, fifo, full, ha
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
-        "receivers": receivers, "fairness": fairness, "sustained": sustained}
+        "receivers": receivers, "fairness": fairness, "sustained": sustained,
+        "delivery": delivery}
+ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
-Usage: scripts/bench [--quick] [--only catalog|proxy|ha|tracing|receivers|fairness|sustained] [--help]
+Usage: scripts/bench [--quick] [--only SECTION] [--help]
+       (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -68,7 +71,7 @@ HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protecti
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
-    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing))
+    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 
@@ -82,8 +85,7 @@ def parse(argv, cfg: Config) -> None:
     for arg in argv:
         if only_next:
             if arg not in ONLY:
-                fail("--only takes catalog, proxy, ha, tracing, receivers, fairness or"
-                     " sustained (try --help)")
+                fail(f"--only takes one of {ONLY_KEYS} (try --help)")
             cfg.only, only_next = arg, False
         elif arg == "--soak":
             cfg.soak = True
@@ -101,8 +103,7 @@ def parse(argv, cfg: Config) -> None:
         else:
             fail(f"unknown argument '{arg}' (try --help)")
     if only_next:
-        fail("--only needs a section: catalog, proxy, ha, tracing, receivers, fairness or"
-             " sustained")
+        fail(f"--only needs a section: one of {ONLY_KEYS}")
 
 
 def build(root: Path) -> None:
@@ -122,7 +123,11 @@ def measure(b) -> int:
     env_lines = environment(b)
     if b.cfg.soak:
         return soak.run(b)
-    part = ONLY[b.cfg.only].measure(b) if b.cfg.only else full.run(b)
+    if b.cfg.only:
+        scenario = ONLY[b.cfg.only]
+        part = getattr(scenario, "alone", scenario.measure)(b)
+    else:
+        part = full.run(b)
     return b.figs.report(env_lines, part, load_avg())
 
 

@@ -22,12 +22,13 @@ from scenarios import (backlog, catalog, delivery, e2e, fairness, fifo, full, ha
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
-        "delivery": delivery}
+        "delivery": delivery, "peer": peer}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
 Usage: scripts/bench [--quick] [--only SECTION] [--help]
-       (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery)
+       (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
+        peer)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -71,7 +72,7 @@ HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protecti
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
-    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery))
+    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 

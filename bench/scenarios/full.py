@@ -12,7 +12,8 @@ FIGURES = [
     "ingest_filters_ratio", "sink_req_per_s", "delivery_per_s", "delivery_best_concurrency",
     "delivery_c16_per_s", "delivery_c32_per_s", "delivery_c64_per_s", "delivery_c128_per_s",
     "delivery_c256_per_s", "delivery_vs_sink", "peer_per_s", "delivery_vs_peer",
-    "sustained_per_s", "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms", "backlog_drain_ratio", "rss_mib",
+    "recording_peer_per_s", "delivery_vs_recording_peer", "sustained_per_s",
+    "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms", "backlog_drain_ratio", "rss_mib",
     "slow_destination_ratio", "protected_ratio", "claim_idle_destinations_ratio",
     "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio", "tracing_ingest_ratio",
     "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms", "metrics_scrape_ms",
@@ -21,7 +22,7 @@ FIGURES = [
 # The details under it.
 DETAILS = [
     "hello", "ingest", "ingest paced", "tenant alone", "ingest tenants", "schema", "filters",
-    "sink", "e2e", "delivery", "peer", "sustained", "sustained peer", "slow",
+    "sink", "e2e", "delivery", "peer", "recording peer", "sustained", "sustained peer", "slow",
     "backlog", "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness",
     "platform", "peak RSS",
 ]

@@ -40,6 +40,7 @@ line per figure:
 SIZES = """
                  full        --quick
   load seconds   10          5
+  sustained step 30 s        15 s
   N deliveries   200,000     50,000
   backlog        1,000,000   200,000
   platform       10,000,000  2,000,000 deliveries
@@ -61,8 +62,9 @@ the run exits 1.
 Every load is bounded in count and time (a drain stops after at most 10 minutes and then
 reports its rate so far); every process started is killed at exit.
 Environment: WEBHOOKD_SKIP_APT skips the package check; BENCH_LOAD_SECONDS,
-BENCH_DELIVERIES, BENCH_BACKLOG and BENCH_PLATFORM_EVENTS (events of the platform case,
-five deliveries each) override the sizes (for trying the program out).
+BENCH_DELIVERIES, BENCH_BACKLOG, BENCH_PLATFORM_EVENTS (events of the platform case,
+five deliveries each) and BENCH_STEP_SECONDS (a sustained step) override the sizes (for
+trying the program out).
 """
 
 # The figures' help, each scenario's own, in the report's order.

@@ -13,6 +13,7 @@ FIGURES = [
     "delivery_c16_per_s", "delivery_c32_per_s", "delivery_c64_per_s", "delivery_c128_per_s",
     "delivery_c256_per_s", "delivery_vs_sink", "peer_per_s", "delivery_vs_peer",
     "recording_peer_per_s", "delivery_vs_recording_peer", "sustained_per_s",
+    "sustained_peer_per_s", "sustained_peer_add_job_per_s", "sustained_peer_add_jobs_per_s",
     "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms", "backlog_drain_ratio", "rss_mib",
     "slow_destination_ratio", "protected_ratio", "claim_idle_destinations_ratio",
     "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio", "tracing_ingest_ratio",

@@ -174,9 +174,8 @@ def measure(b, best_c=None, version=None) -> Part:
     peer_rates = {label: [] for label, _ in INGESTS}
     peer_details = {label: [] for label, _ in INGESTS}
     for run in range(1, CLIMBS + 1):
-        ingests = INGESTS if run % 2 else tuple(reversed(INGESTS))
-        climbers = [("webhookd", None)] + ([("peer", i) for i in ingests] if version else [])
-        if run % 2 == 0:
+        climbers = [("webhookd", None)] + ([("peer", i) for i in INGESTS] if version else [])
+        if run % 2 == 0:  # the peer first, its ingests in the other order too
             climbers.reverse()
         for system, ingest in climbers:
             if system == "webhookd":

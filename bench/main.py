@@ -21,11 +21,14 @@ from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, f
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
-        "receivers": receivers, "fairness": fairness, "sustained": sustained, "costs": costs}
+        "receivers": receivers, "fairness": fairness, "sustained": sustained,
+        "delivery": delivery, "peer": peer, "costs": costs}
+ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
-Usage: scripts/bench [--quick] [--only catalog|proxy|ha|tracing|receivers|fairness|sustained|costs]
-                    [--profile DIR] [--help]
+Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
+       (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
+        peer, costs; --profile DIR goes with --only costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -37,6 +40,7 @@ line per figure:
 SIZES = """
                  full        --quick
   load seconds   10          5
+  sustained step 30 s        15 s
   N deliveries   200,000     50,000
   backlog        1,000,000   200,000
   platform       10,000,000  2,000,000 deliveries
@@ -59,8 +63,8 @@ Every load is bounded in count and time (a drain stops after at most 10 minutes 
 reports its rate so far); every process started is killed at exit.
 Environment: WEBHOOKD_SKIP_APT skips the package check; BENCH_LOAD_SECONDS,
 BENCH_DELIVERIES, BENCH_BACKLOG, BENCH_PLATFORM_EVENTS (events of the platform case,
-five deliveries each) and BENCH_COST_EVENTS (the costs case's N, default 20,000) override
-the sizes (for trying the program out).
+five deliveries each), BENCH_STEP_SECONDS (a sustained step) and BENCH_COST_EVENTS (the
+costs case's N, default 20,000) override the sizes (for trying the program out).
 """
 
 # The figures' help, each scenario's own, in the report's order.
@@ -70,7 +74,8 @@ HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protecti
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
-    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, costs))
+    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
+                                      costs))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 
@@ -86,8 +91,7 @@ def parse(argv, cfg: Config) -> None:
             cfg.profile_dir, profile_next = arg, False
         elif only_next:
             if arg not in ONLY:
-                fail("--only takes catalog, proxy, ha, tracing, receivers, fairness,"
-                     " sustained or costs (try --help)")
+                fail(f"--only takes one of {ONLY_KEYS} (try --help)")
             cfg.only, only_next = arg, False
         elif arg == "--soak":
             cfg.soak = True
@@ -107,8 +111,7 @@ def parse(argv, cfg: Config) -> None:
         else:
             fail(f"unknown argument '{arg}' (try --help)")
     if only_next:
-        fail("--only needs a section: catalog, proxy, ha, tracing, receivers, fairness,"
-             " sustained or costs")
+        fail(f"--only needs a section: one of {ONLY_KEYS}")
     if profile_next:
         fail("--profile needs a directory")
     if cfg.profile_dir and cfg.only != "costs":
@@ -133,7 +136,11 @@ def measure(b) -> int:
     env_lines = environment(b)
     if b.cfg.soak:
         return soak.run(b)
-    part = ONLY[b.cfg.only].measure(b) if b.cfg.only else full.run(b)
+    if b.cfg.only:
+        scenario = ONLY[b.cfg.only]
+        part = getattr(scenario, "alone", scenario.measure)(b)
+    else:
+        part = full.run(b)
     return b.figs.report(env_lines, part, load_avg())
 
 

@@ -7,8 +7,10 @@
 // takes it, waits for its time and sends it. Latency runs from the scheduled time, so a
 // stalled server is charged for the requests it delayed (no coordinated omission).
 //
-// With --e2e-sink-port, each 202's event id is kept with its scheduled send time; after the
-// run the sink's arrival times are fetched and matched by webhook-id.
+// With --e2e-sink-port, each 202's event id is kept with its scheduled send time and the
+// time its answer came; after the run the sink's arrival times are fetched and matched by
+// webhook-id. e2e runs from the scheduled send to the arrival; lag from the answer to the
+// arrival (what the delivery side adds once the event was accepted).
 //
 // Prints one line of "name=value" figures.
 #include <algorithm>
@@ -42,7 +44,7 @@ constexpr const char* kUsage = R"(Usage: bench_load --port N [options]
   --tenant T             publishes every event with "tenant_id": T
   --payload JSON         the event's payload (a JSON object) instead of the built-in one
 Prints: requests= ok= failed= seconds= per_s= p50_ms= p99_ms= max_ms= [matched= e2e_p50_ms=
-e2e_p99_ms= e2e_max_ms=]
+e2e_p99_ms= e2e_max_ms= lag_p50_ms= lag_p99_ms= lag_max_ms=]
 )";
 
 constexpr const char* kPayload =
@@ -78,10 +80,17 @@ std::unique_ptr<httplib::Client> NewClient(int port) {
   return client;
 }
 
+// An accepted event: its id, when it was scheduled and when its 202 came.
+struct Sent {
+  std::string id;
+  int64_t scheduled_ns = 0;
+  int64_t answered_ns = 0;
+};
+
 struct Results {
   std::mutex mu;
   std::vector<double> latency_ms;
-  std::vector<std::pair<std::string, int64_t>> sent;  // event id, scheduled ns
+  std::vector<Sent> sent;
   int64_t ok = 0;
   int64_t failed = 0;
   std::string first_error;
@@ -107,20 +116,27 @@ void PrintEndToEnd(int sink_port, double wait_s, const Results& results, int64_t
       while (lines >> id >> ns) arrivals.emplace(id, ns);
     }
     size_t matched = 0;
-    for (const auto& [id, ns] : results.sent) matched += arrivals.count(id);
+    for (const Sent& s : results.sent) matched += arrivals.count(s.id);
     if (matched == results.sent.size() || Clock::now() >= give_up) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   std::vector<double> e2e_ms;
-  for (const auto& [id, sent_ns] : results.sent) {
-    if (auto it = arrivals.find(id); it != arrivals.end())
-      e2e_ms.push_back(static_cast<double>(it->second - sent_ns) / 1e6);
+  std::vector<double> lag_ms;
+  for (const Sent& s : results.sent) {
+    if (auto it = arrivals.find(s.id); it != arrivals.end()) {
+      e2e_ms.push_back(static_cast<double>(it->second - s.scheduled_ns) / 1e6);
+      // Below 0 when the webhook arrived before the client read its 202.
+      lag_ms.push_back(static_cast<double>(it->second - s.answered_ns) / 1e6);
+    }
   }
   const size_t matched = e2e_ms.size();
   // Never matched at the sink, never accepted, never sent: infinitely late, all three.
   e2e_ms.insert(e2e_ms.end(), results.sent.size() - matched + static_cast<size_t>(lost), INFINITY);
+  // An accepted event that never arrived lags without end; one never accepted has no lag.
+  lag_ms.insert(lag_ms.end(), results.sent.size() - matched, INFINITY);
   std::printf(" matched=%zu unmatched=%zu", matched, results.sent.size() - matched);
   std::printf("%s", Summary("e2e_", e2e_ms).c_str());
+  std::printf("%s", Summary("lag_", lag_ms).c_str());
 }
 
 // The same event, with a tenant when asked: the body grows by the field alone.
@@ -189,7 +205,7 @@ int main(int argc, char** argv) {
     connected.arrive_and_wait();
     std::call_once(start_once, set_start);
     std::vector<double> latency_ms;
-    std::vector<std::pair<std::string, int64_t>> sent;
+    std::vector<Sent> sent;
     int64_t ok = 0, failed = 0;
     std::string first_error;
     std::this_thread::sleep_until(start);
@@ -210,7 +226,7 @@ int main(int argc, char** argv) {
         if (sink_port > 0) {
           auto body = nlohmann::json::parse(res->body, nullptr, false);
           if (body.is_object() && body.contains("id") && body["id"].is_string())
-            sent.emplace_back(body["id"].get<std::string>(), ToNs(scheduled));
+            sent.push_back({body["id"].get<std::string>(), ToNs(scheduled), ToNs(done)});
         }
       } else {
         ++failed;

@@ -15,16 +15,20 @@ from harness.bench import Bench  # noqa: E402
 from harness.config import Config  # noqa: E402
 from harness.env import environment, load_avg  # noqa: E402
 from harness.log import BenchError, log  # noqa: E402
-from scenarios import (backlog, catalog, delivery, e2e, fairness, fifo, full, ha,  # noqa: E402
-                       ingest, peer, platform, protection, proxy, receivers, soak, sustained,
-                       tracing)
+from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, full,  # noqa: E402
+                       ha, ingest, peer, platform, protection, proxy, receivers, soak,
+                       sustained, tracing)
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
-        "receivers": receivers, "fairness": fairness, "sustained": sustained}
+        "receivers": receivers, "fairness": fairness, "sustained": sustained,
+        "delivery": delivery, "peer": peer, "costs": costs}
+ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
-Usage: scripts/bench [--quick] [--only catalog|proxy|ha|tracing|receivers|fairness|sustained] [--help]
+Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
+       (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
+        peer, costs; --profile DIR goes with --only costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -36,6 +40,7 @@ line per figure:
 SIZES = """
                  full        --quick
   load seconds   10          5
+  sustained step 30 s        15 s
   N deliveries   200,000     50,000
   backlog        1,000,000   200,000
   platform       10,000,000  2,000,000 deliveries
@@ -57,18 +62,20 @@ the run exits 1.
 Every load is bounded in count and time (a drain stops after at most 10 minutes and then
 reports its rate so far); every process started is killed at exit.
 Environment: WEBHOOKD_SKIP_APT skips the package check; BENCH_LOAD_SECONDS,
-BENCH_DELIVERIES, BENCH_BACKLOG and BENCH_PLATFORM_EVENTS (events of the platform case,
-five deliveries each) override the sizes (for trying the program out).
+BENCH_DELIVERIES, BENCH_BACKLOG, BENCH_PLATFORM_EVENTS (events of the platform case,
+five deliveries each), BENCH_STEP_SECONDS (a sustained step) and BENCH_COST_EVENTS (the
+costs case's N, default 20,000) override the sizes (for trying the program out).
 """
 
 # The figures' help, each scenario's own, in the report's order.
 HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protection, fifo, proxy,
-              receivers, fairness, tracing, platform]
+              receivers, fairness, tracing, platform, costs]
 
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
-    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing))
+    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
+                                      costs))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 
@@ -78,17 +85,20 @@ def fail(message: str) -> None:
 
 
 def parse(argv, cfg: Config) -> None:
-    only_next = False
+    only_next = profile_next = False
     for arg in argv:
-        if only_next:
+        if profile_next:
+            cfg.profile_dir, profile_next = arg, False
+        elif only_next:
             if arg not in ONLY:
-                fail("--only takes catalog, proxy, ha, tracing, receivers, fairness or"
-                     " sustained (try --help)")
+                fail(f"--only takes one of {ONLY_KEYS} (try --help)")
             cfg.only, only_next = arg, False
         elif arg == "--soak":
             cfg.soak = True
         elif arg == "--only":
             only_next = True
+        elif arg == "--profile":
+            profile_next = True
         elif arg.isdigit() and len(arg) <= 2:
             if not cfg.soak:
                 fail("a number only follows --soak")
@@ -101,14 +111,18 @@ def parse(argv, cfg: Config) -> None:
         else:
             fail(f"unknown argument '{arg}' (try --help)")
     if only_next:
-        fail("--only needs a section: catalog, proxy, ha, tracing, receivers, fairness or"
-             " sustained")
+        fail(f"--only needs a section: one of {ONLY_KEYS}")
+    if profile_next:
+        fail("--profile needs a directory")
+    if cfg.profile_dir and cfg.only != "costs":
+        fail("--profile goes with --only costs")
 
 
 def build(root: Path) -> None:
-    """The package check of scripts/lib/common.sh, then Release into build-bench/."""
-    subprocess.run(["bash", "-c", 'source "$0/scripts/lib/common.sh" && ensure_packages',
-                    str(root)], check=True)
+    """The package check of scripts/lib/common.sh (and perf and pidstat, which the costs
+    case's --profile runs), then Release into build-bench/."""
+    subprocess.run(["bash", "-c", 'source "$0/scripts/lib/common.sh" && ensure_packages'
+                    ' linux-perf sysstat', str(root)], check=True)
     log("building (Release) into build-bench/")
     subprocess.run(["cmake", "-S", ".", "-B", "build-bench", "-DCMAKE_BUILD_TYPE=Release",
                     "-DWEBHOOKD_TESTS=OFF", "-DWEBHOOKD_BENCH=ON"], cwd=root, check=True,
@@ -122,7 +136,11 @@ def measure(b) -> int:
     env_lines = environment(b)
     if b.cfg.soak:
         return soak.run(b)
-    part = ONLY[b.cfg.only].measure(b) if b.cfg.only else full.run(b)
+    if b.cfg.only:
+        scenario = ONLY[b.cfg.only]
+        part = getattr(scenario, "alone", scenario.measure)(b)
+    else:
+        part = full.run(b)
     return b.figs.report(env_lines, part, load_avg())
 
 

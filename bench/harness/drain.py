@@ -17,10 +17,11 @@ class Drained:
     valid: bool  # False after a failed check (the time cap, attempts, the sink's count)
 
 
-def preload(bench, db, n: int, slow: int = 0) -> None:
-    """N due deliveries over three destinations at the sink's /ok/1..3 and, when SLOW > 0,
-    SLOW more (due first) to a fourth at /hang (cap 16)."""
-    db.sql("preload", n=n, slow=slow, sink=f"127.0.0.1:{bench.sink.port}", secret=bench.secret)
+def preload(bench, db, n: int, slow: int = 0, cap: int = 64) -> None:
+    """N due deliveries over three destinations at the sink's /ok/1..3 (max_in_flight CAP)
+    and, when SLOW > 0, SLOW more (due first) to a fourth at /hang (cap 16)."""
+    db.sql("preload", n=n, slow=slow, cap=cap, sink=f"127.0.0.1:{bench.sink.port}",
+           secret=bench.secret)
 
 
 def drain(bench, name, mode, n, db, extra=0, env=None, sink=None, extra_attempts=0, hook=None):

@@ -5,14 +5,17 @@
 // Drain (the default): N jobs are pre-loaded with SQL, the database is vacuumed,
 // analyzed and checkpointed, then the worker is started and timed until the last job
 // succeeded, like webhookd's drain of pre-loaded deliveries.
+// Record (--record): the task also inserts a row per attempt into webhook_attempts
+// (deliver.mjs), created with the queue's schema before the clock starts; the drain
+// then prints attempts=, the rows recorded.
 // Serve (--serve): the same worker with no jobs of its own, delivering jobs as they are
 // added (ingest.mjs adds them) until SIGTERM or SIGINT, then a clean stop.
 //
 // Usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL
-//                      --secret whsec_<base64> [--timeout S]
+//                      --secret whsec_<base64> [--timeout S] [--record]
 //        node peer.mjs --serve --connection URL --concurrency C --sink URL
-//                      --secret whsec_<base64>
-// Prints (drain): jobs= concurrency= seconds= per_s= failed=
+//                      --secret whsec_<base64> [--record]
+// Prints (drain): jobs= concurrency= seconds= per_s= failed= [attempts=]
 //   and exits 1 unless all N jobs succeeded within --timeout seconds (default 600).
 // Prints (serve, on stopping): delivered= failed=
 // failed counts the task's failures (each is retried later, as the queue does).
@@ -20,15 +23,16 @@ import { EventEmitter } from 'node:events';
 import { parseArgs } from 'node:util';
 import { run, runMigrations } from 'graphile-worker';
 import pg from 'pg';
-import { deliverTask } from './deliver.mjs';
+import { ATTEMPTS_TABLE, deliverTask } from './deliver.mjs';
 import { workerPreset } from './preset.mjs';
 
-const USAGE = `usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL --secret whsec_... [--timeout S]
-       node peer.mjs --serve --connection URL --concurrency C --sink URL --secret whsec_...`;
+const USAGE = `usage: node peer.mjs --connection URL --jobs N --concurrency C --sink URL --secret whsec_... [--timeout S] [--record]
+       node peer.mjs --serve --connection URL --concurrency C --sink URL --secret whsec_... [--record]`;
 
 const { values } = parseArgs({
   options: {
     serve: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
     connection: { type: 'string' },
     jobs: { type: 'string' },
     concurrency: { type: 'string', default: '64' },
@@ -48,7 +52,8 @@ if (!values.connection || !values.sink || !values.secret || !(Number.isInteger(c
 
 let task;
 try {
-  task = deliverTask({ sink: values.sink, secret: values.secret, connections: concurrency });
+  task = deliverTask({ sink: values.sink, secret: values.secret, connections: concurrency,
+    record: values.record });
 } catch (error) {
   console.error(`${error.message}\n${USAGE}`);
   process.exit(2);
@@ -56,7 +61,9 @@ try {
 const { deliver, close } = task;
 const events = new EventEmitter();
 const options = {
-  preset: workerPreset({ connection: values.connection, concurrency, events }),
+  preset: workerPreset({
+    connection: values.connection, concurrency, events, record: values.record,
+  }),
   taskList: { deliver },
   // Both modes decide when to stop, and stop the same way.
   noHandleSignals: true,
@@ -64,6 +71,13 @@ const options = {
 let succeeded = 0;
 let failed = 0;
 events.on('job:error', () => { ++failed; });
+
+if (values.record) {
+  const client = new pg.Client({ connectionString: values.connection });
+  await client.connect();
+  await client.query(ATTEMPTS_TABLE);
+  await client.end();
+}
 
 if (values.serve) {
   events.on('job:success', () => { ++succeeded; });
@@ -120,7 +134,15 @@ if (values.serve) {
   clearTimeout(timer);
   await runner.stop();
   await close();
+  let attempts = '';
+  if (values.record) {
+    const counter = new pg.Client({ connectionString: values.connection });
+    await counter.connect();
+    const { rows } = await counter.query('SELECT count(*)::int AS n FROM webhook_attempts');
+    await counter.end();
+    attempts = ` attempts=${rows[0].n}`;
+  }
   console.log(`jobs=${succeeded} concurrency=${concurrency} seconds=${seconds.toFixed(3)} ` +
-    `per_s=${(succeeded / seconds).toFixed(1)} failed=${failed}`);
+    `per_s=${(succeeded / seconds).toFixed(1)} failed=${failed}${attempts}`);
   process.exit(succeeded === jobs ? 0 : 1);
 }

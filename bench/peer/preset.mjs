@@ -14,14 +14,16 @@ export const quietLogger = new Logger(() => (level, message) => {
   if (level === 'error') console.error(message.split('\n', 1)[0]);
 });
 
-export function workerPreset({ connection, concurrency, events }) {
+export function workerPreset({ connection, concurrency, events, record = false }) {
   return {
     worker: {
       connectionString: connection,
       concurrentJobs: concurrency,
       // The authors' own pairing. One client stays on LISTEN for new jobs; the rest
-      // serve the batch fetches and the batched completions, as the task never queries.
-      maxPoolSize: concurrency + 1,
+      // serve the batch fetches and the batched completions, as the plain task never
+      // queries. A recording task inserts on the same pool, so every job may hold a
+      // client at once: two more keep a fetch and a completion batch from waiting.
+      maxPoolSize: concurrency + (record ? 3 : 1),
       // One fetch locks a batch and hands it out in memory, so a worker that finishes
       // a job starts the next without a round trip.
       localQueue: { size: concurrency + 1 },

@@ -2,26 +2,30 @@
 and the report's table in the order the figures are documented."""
 
 from harness.figures import Part
-from scenarios import (backlog, catalog, delivery, e2e, fairness, fifo, ingest, peer, platform,
-                       protection, proxy, receivers, sustained, tracing)
+from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, ingest, peer,
+                       platform, protection, proxy, receivers, sustained, tracing)
 
 # The report's table, top to bottom.
 FIGURES = [
     "hello_req_per_s", "ingest_events_per_s", "ingest_vs_hello", "ingest_p50_ms", "ingest_p99_ms",
     "ingest_tenants_per_s", "ingest_tenants_ratio", "tenants_flat_ratio", "ingest_schema_ratio",
-    "ingest_filters_ratio", "sink_req_per_s", "delivery_per_s", "delivery_vs_sink", "peer_per_s",
-    "delivery_vs_peer", "sustained_per_s", "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms",
-    "backlog_drain_ratio", "rss_mib", "slow_destination_ratio", "protected_ratio",
-    "claim_idle_destinations_ratio", "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio",
-    "tracing_ingest_ratio", "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms",
-    "metrics_scrape_ms", "stats_ms", "list_p99_ms",
+    "ingest_filters_ratio", "sink_req_per_s", "delivery_per_s", "delivery_best_concurrency",
+    "delivery_c16_per_s", "delivery_c32_per_s", "delivery_c64_per_s", "delivery_c128_per_s",
+    "delivery_c256_per_s", "delivery_vs_sink", "peer_per_s", "delivery_vs_peer",
+    "recording_peer_per_s", "delivery_vs_recording_peer", "sustained_per_s",
+    "sustained_peer_per_s", "sustained_peer_add_job_per_s", "sustained_peer_add_jobs_per_s",
+    "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms", "backlog_drain_ratio", "rss_mib",
+    "slow_destination_ratio", "protected_ratio", "claim_idle_destinations_ratio",
+    "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio", "tracing_ingest_ratio",
+    "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms", "metrics_scrape_ms",
+    "stats_ms", "list_p99_ms", *costs.FIGURES,
 ]
 # The details under it.
 DETAILS = [
     "hello", "ingest", "ingest paced", "tenant alone", "ingest tenants", "schema", "filters",
-    "sink", "e2e", "delivery", "peer", "sustained", "sustained peer", "slow", "backlog",
-    "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness", "platform",
-    "peak RSS",
+    "sink", "e2e", "delivery", "peer", "recording peer", "sustained", "sustained peer", "slow",
+    "backlog", "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness",
+    "platform", "peak RSS", "costs ingest", "costs drain",
 ]
 
 
@@ -34,8 +38,9 @@ def run(b) -> Part:
     peer_part, best_c, version = peer.measure(b, delivery_rate)
     parts += [e2e_part, delivery_part, peer_part, sustained.measure(b, best_c, version)]
     parts += [protection.measure(b), fifo.measure(b), proxy.measure(b), platform.measure(b)]
-    parts += [backlog.measure(b, delivery_rate, e2e_hwm)]
-    parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b)]
+    # The backlog drains at the default concurrency: over the delivery drain at the same.
+    parts += [backlog.measure(b, delivery_part.figures["delivery_c64_per_s"][0], e2e_hwm)]
+    parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b), costs.measure(b)]
     every = Part()
     for part in parts:
         every.figures.update(part.figures)

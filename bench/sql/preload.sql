@@ -1,8 +1,9 @@
 -- scripts/bench: :n due deliveries spread over three destinations at the sink's /ok/1..3
--- and, when :slow > 0, :slow more (due first) to a fourth at /hang (cap 16).
--- Variables: n, slow, sink (host:port), secret.
+-- (max_in_flight :cap) and, when :slow > 0, :slow more (due first) to a fourth at /hang
+-- (cap 16).
+-- Variables: n, slow, cap, sink (host:port), secret.
 INSERT INTO destinations (url, secret, max_in_flight)
-  SELECT 'http://' || :'sink' || '/ok/' || g, :'secret', 64 FROM generate_series(1, 3) g;
+  SELECT 'http://' || :'sink' || '/ok/' || g, :'secret', :cap FROM generate_series(1, 3) g;
 INSERT INTO destinations (url, secret, max_in_flight)
   SELECT 'http://' || :'sink' || '/hang', :'secret', 16 WHERE :slow > 0;
 INSERT INTO events (type, payload)

@@ -52,7 +52,7 @@ rows AS (
     FROM first f, generate_series(1, :deliveries) n)
 INSERT INTO deliveries (event_id, destination_id, tenant_id, status, attempt_count,
                         cycle_attempts, last_attempt_at, last_status_code, created_at,
-                        updated_at, stopped_at)
+                        updated_at, stopped_as)
   SELECT r.event_id, r.destination_id, e.tenant_id, r.status,
          CASE r.status WHEN 'pending' THEN 1 WHEN 'cancelled' THEN 0
                        WHEN 'dead_lettered' THEN 5 ELSE 1 END,
@@ -62,8 +62,7 @@ INSERT INTO deliveries (event_id, destination_id, tenant_id, status, attempt_cou
          CASE r.status WHEN 'pending' THEN 503 WHEN 'cancelled' THEN NULL
                        WHEN 'dead_lettered' THEN 500 ELSE 200 END,
          e.created_at, e.created_at + interval '1 second',
-         CASE WHEN r.status IN ('dead_lettered', 'cancelled')
-              THEN e.created_at + interval '1 second' END
+         CASE WHEN r.status IN ('dead_lettered', 'cancelled') THEN r.status END
     FROM rows r JOIN events e ON e.id = r.event_id
    ORDER BY r.n;
 

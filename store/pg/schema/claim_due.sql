@@ -6,10 +6,9 @@
 --
 -- It reads and writes only the queue (migrations/0035_delivery_queue.sql), never the
 -- history's rows. It locks no row it reads: claims run one at a time under the claim
--- lock, so no other claim can take a row this one offers, and the UPDATE that takes a
--- row checks again that it is still pending (a delivery cancelled meanwhile is passed
--- over). A row lock is a WAL record, and it locked about twice its batch for the update
--- of half of them.
+-- lock, so no other claim can take a row this one offers, and a delivery cancelled
+-- meanwhile is passed over by the UPDATE. A row lock is a WAL record, and it locked about
+-- twice its batch for the update of half of them.
 --
 -- Each open destination offers about twice an even share of the batch, or one row when
 -- there are more open destinations than that, not its free cap: with 1,024 in flight over
@@ -119,11 +118,12 @@ BEGIN
     UPDATE delivery_queue q
        SET lease_until = now() + lease_us * interval '1 microsecond', claim_token = token
       FROM picked p, deliveries d, events e, destinations t
-     -- By key, whatever the queue's statistics: planned on a queue never analyzed, the
-     -- join alone was a hash of every pending row.
-     WHERE q.id = ANY (ARRAY(SELECT x.id FROM picked x)) AND q.id = p.id
-       AND q.claim_token IS NULL AND d.id = q.id AND e.id = d.event_id
-       AND t.id = q.destination_id
+     -- By key alone. No other claim can take a picked row (claims run under the claim
+     -- lock, and this statement's snapshot was taken after it), and every other writer of
+     -- a pending row deletes it (a cancel: the row is passed over) or leaves it pending.
+     -- A condition on claim_token here let the planner, on a queue never analyzed, read
+     -- the whole due index instead of probing the primary key.
+     WHERE q.id = p.id AND d.id = q.id AND e.id = d.event_id AND t.id = q.destination_id
     RETURNING q.id, d.event_id, e.type, e.payload, e.created_at, q.destination_id, t.url,
               -- Every secret that signs: the current one, then those still in their
               -- grace period, newest first, space-separated (a secret has no spaces).

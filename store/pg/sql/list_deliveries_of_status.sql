@@ -5,7 +5,8 @@
 -- not be a HOT update), so each status is read where it is an index range of the page's
 -- own size; only the branch of $2 runs (each has a one-time filter):
 -- - pending, in flight: the queue, newest first (it holds only unfinished deliveries);
--- - dead-lettered, cancelled: deliveries_stopped, the few that stopped without success;
+-- - dead-lettered, cancelled: deliveries_stopped, the few that stopped without success,
+--   by the status they stopped as;
 -- - succeeded: attempts_succeeded, as every success records one attempt.
 SELECT * FROM (
   (SELECT r.* FROM delivery_queue q JOIN delivery_rows r ON r.id = q.id
@@ -15,9 +16,9 @@ SELECT * FROM (
     ORDER BY q.id DESC LIMIT $3)
   UNION ALL
   (SELECT r.* FROM deliveries d JOIN delivery_rows r ON r.id = d.id
-    WHERE $2::text IN ('dead_lettered', 'cancelled') AND d.stopped_at IS NOT NULL
-      AND d.status = $2::text AND d.id < coalesce($1::bigint, 9223372036854775807)
-    ORDER BY d.id DESC LIMIT $3)
+    WHERE $2::text IN ('dead_lettered', 'cancelled') AND d.stopped_as = $2::text
+      AND d.id < coalesce($1::bigint, 9223372036854775807)
+    ORDER BY d.stopped_as DESC, d.id DESC LIMIT $3)
   UNION ALL
   (SELECT r.* FROM attempts a JOIN delivery_rows r ON r.id = a.delivery_id
     WHERE $2::text = 'succeeded' AND a.outcome = 'success' AND r.status = 'succeeded'

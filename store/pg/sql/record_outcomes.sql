@@ -4,7 +4,7 @@
 -- (migrations/0035_delivery_queue.sql), so the one plan is a key lookup per record
 -- (sql/scripts/key_plans.sql). A retry puts the queue row back, due at its next time;
 -- any other outcome deletes it. The history row is then finished (or counted on) with an
--- update that changes no indexed column but for a dead letter's stopped_at. What the
+-- update that changes no indexed column but for a dead letter's stopped_as. What the
 -- rest of the statement needs of each applied record, these return: no join of the
 -- batch with itself, which without hash joins would cost the square of its size.
 --
@@ -66,7 +66,8 @@ upd AS (
      SET status = x.next_status, attempt_count = x.attempt_number,
          cycle_attempts = d.cycle_attempts + 1, last_attempt_at = x.started_at,
          last_status_code = x.status_code, last_error = x.error, updated_at = now(),
-         stopped_at = CASE WHEN x.next_status IN ('dead_lettered', 'cancelled') THEN now() END
+         stopped_as = CASE WHEN x.next_status IN ('dead_lettered', 'cancelled')
+                           THEN x.next_status END
     FROM (SELECT * FROM retried UNION ALL SELECT * FROM ended) x
    WHERE d.id = x.id
   RETURNING d.id, d.event_id, d.destination_id, x.attempt_number, x.started_at,

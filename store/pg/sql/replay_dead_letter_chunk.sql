@@ -24,7 +24,7 @@ WITH dl AS (
   RETURNING delivery_id),
 r AS (
   UPDATE deliveries d
-     SET status = 'pending', cycle_attempts = 0, stopped_at = NULL, updated_at = now()
+     SET status = 'pending', cycle_attempts = 0, stopped_as = NULL, updated_at = now()
     FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
   RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
 -- Queued again as replay_dead_letter.sql queues one.

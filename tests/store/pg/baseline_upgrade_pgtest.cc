@@ -163,7 +163,7 @@ void InsertData(const std::string& url) {
   tx.exec(
       "DO $$ BEGIN IF to_regclass('webhookd.delivery_queue') IS NOT NULL THEN"
       " DELETE FROM webhookd.delivery_queue WHERE id = 1;"
-      " UPDATE webhookd.deliveries SET stopped_at = updated_at WHERE id = 1;"
+      " UPDATE webhookd.deliveries SET stopped_as = status WHERE id = 1;"
       " END IF; END $$");
   tx.commit();
 }

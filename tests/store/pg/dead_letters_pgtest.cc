@@ -82,9 +82,9 @@ class DeadLetterPgTest : public testing::PgTest {
         ") RETURNING id) SELECT id FROM e;"
         " CREATE TEMP TABLE new_deliveries AS WITH d AS (INSERT INTO deliveries"
         " (event_id, destination_id, status, attempt_count, cycle_attempts,"
-        " last_status_code, last_error, stopped_at) SELECT id, " +
+        " last_status_code, last_error, stopped_as) SELECT id, " +
         dst +
-        ", 'dead_lettered', 5, 5, 500, 'HTTP 500', now() FROM new_events"
+        ", 'dead_lettered', 5, 5, 500, 'HTTP 500', 'dead_lettered' FROM new_events"
         " RETURNING id, event_id)"
         " SELECT * FROM d;"
         " INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason,"

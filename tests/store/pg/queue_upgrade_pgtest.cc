@@ -40,7 +40,7 @@ std::string AtCommit(const std::string& path) {
 }
 
 // What `webhookd migrate` of that release made: the baseline, recorded, then its schema
-// files in name order.
+// files in name order, views last (a view's query is checked when it is made).
 void MigrateAsBeforeTheQueue(const std::string& url) {
   pqxx::connection conn(url);
   pqxx::work tx(conn);
@@ -53,9 +53,17 @@ void MigrateAsBeforeTheQueue(const std::string& url) {
   tx.exec("SET LOCAL check_function_bodies = off");
   std::istringstream files(
       Git(std::string("ls-tree --name-only ") + kBeforeQueueCommit + " store/pg/schema/"));
+  std::vector<std::string> views;
   for (std::string path; std::getline(files, path);) {
-    if (path.ends_with(".sql")) tx.exec(AtCommit(path));
+    if (!path.ends_with(".sql")) continue;
+    std::string text = AtCommit(path);
+    if (text.find("CREATE OR REPLACE VIEW") != std::string::npos) {
+      views.push_back(std::move(text));
+    } else {
+      tx.exec(text);
+    }
   }
+  for (const auto& view : views) tx.exec(view);
   tx.exec("INSERT INTO webhookd.schema_definitions (hash) VALUES ('as before the queue')");
   tx.commit();
 }

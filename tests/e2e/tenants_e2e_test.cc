@@ -112,7 +112,8 @@ class TenantWorld {
     // A dead letter as the worker leaves one (this server runs no worker).
     const std::string dlv = std::to_string(Number(o.dlv));
     db_.Exec("DELETE FROM delivery_queue WHERE id = " + dlv +
-             "; UPDATE deliveries SET status = 'dead_lettered', stopped_as = 'dead_lettered' WHERE id = " +
+             "; UPDATE deliveries SET status = 'dead_lettered', stopped_as = 'dead_lettered' WHERE "
+             "id = " +
              dlv);
     o.dlq = "dlq_" + db_.Scalar(
                          "INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, "

@@ -62,7 +62,8 @@ int64_t Unfinished(const std::string& url) {
     auto conn_owner = testing::TestDatabase::Connect(url);
     pqxx::connection& conn = *conn_owner;
     pqxx::nontransaction tx(conn);
-    return tx.exec("SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')")[0][0]
+    return tx
+        .exec("SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')")[0][0]
         .as<int64_t>();
   } catch (const std::exception&) {
     return -1;

@@ -70,7 +70,8 @@ int64_t Unfinished(const std::string& url) {
   try {
     auto conn = TestDatabase::Connect(url);
     pqxx::nontransaction tx(*conn);
-    return tx.exec("SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')")[0][0]
+    return tx
+        .exec("SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')")[0][0]
         .as<int64_t>();
   } catch (const std::exception&) {
     return -1;

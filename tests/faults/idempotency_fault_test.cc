@@ -95,7 +95,8 @@ TEST(IdempotencyFaultTest, FiftyConcurrentRequestsWithOneKeyMakeOneEvent) {
       EXPECT_EQ("evt_" + db.Scalar("SELECT id FROM events WHERE payload::jsonb->>'round' = '" +
                                    std::to_string(round) + "'"),
                 id);
-      EXPECT_EQ(db.Scalar("SELECT count(*) FROM delivery_rows WHERE event_id = " + id.substr(4)), "1");
+      EXPECT_EQ(db.Scalar("SELECT count(*) FROM delivery_rows WHERE event_id = " + id.substr(4)),
+                "1");
     }
   }
   std::printf(

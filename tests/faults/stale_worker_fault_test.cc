@@ -96,18 +96,21 @@ class StaleWorkerFaultTest : public ::testing::Test {
     std::map<std::string, std::string> tokens;
     pqxx::connection conn(db_.url());
     pqxx::nontransaction tx(conn);
-    for (const auto& row : tx.exec("SELECT id, claim_token FROM " + testing::kDeliveryState + " dr"))
+    for (const auto& row :
+         tx.exec("SELECT id, claim_token FROM " + testing::kDeliveryState + " dr"))
       tokens[row[0].c_str()] = row[1].is_null() ? "" : row[1].c_str();
     return tokens;
   }
   // Every column of every delivery, in one string.
   std::string Deliveries() {
-    return db_.Scalar("SELECT string_agg(d::text, '|' ORDER BY id) FROM " + testing::kDeliveryState + " d");
+    return db_.Scalar("SELECT string_agg(d::text, '|' ORDER BY id) FROM " +
+                      testing::kDeliveryState + " d");
   }
   int64_t Count(const std::string& sql) { return std::stoll(db_.Scalar(sql)); }
   int StaleLogLines() { return CountOf(ReadFile(stale_->log_path()), "\"msg\":\"attempt\""); }
   bool AllSucceeded() {
-    return Count("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'succeeded'") == kDeliveries;
+    return Count("SELECT count(*) FROM " + testing::kDeliveryState +
+                 " dr WHERE status = 'succeeded'") == kDeliveries;
   }
 
   // What must hold at the end, whenever A came back.
@@ -115,7 +118,8 @@ class StaleWorkerFaultTest : public ::testing::Test {
     EXPECT_TRUE(AllSucceeded()) << Deliveries();
     EXPECT_EQ(Count("SELECT count(*) FROM attempts"), kDeliveries)
         << "attempt rows beyond B's one per delivery";
-    EXPECT_EQ(Count("SELECT count(*) FROM " + testing::kDeliveryState + " d WHERE attempt_count <> 1 OR (SELECT "
+    EXPECT_EQ(Count("SELECT count(*) FROM " + testing::kDeliveryState +
+                    " d WHERE attempt_count <> 1 OR (SELECT "
                     "count(*) FROM attempts a WHERE a.delivery_id = d.id AND a.outcome = "
                     "'success') <> 1"),
               0)
@@ -186,7 +190,8 @@ TEST_F(StaleWorkerFaultTest, AStaleWorkerChangesNoRowWhileTheNewOwnerHoldsTheCla
       [&] {
         pqxx::connection conn(db_.url());
         pqxx::nontransaction tx(conn);
-        for (const auto& row : tx.exec("SELECT id, status, claim_token FROM " + testing::kDeliveryState + " dr")) {
+        for (const auto& row :
+             tx.exec("SELECT id, status, claim_token FROM " + testing::kDeliveryState + " dr")) {
           const std::string status = row[1].c_str();
           if (status == "succeeded") continue;
           if (status != "in_flight" || row[2].is_null() ||

@@ -143,8 +143,8 @@ void FailoverLoad::Check(const std::string& name) {
   auto progressed = drain_start;
   while (Clock::now() - drain_start < 120s && Clock::now() - progressed < 30s) {
     try {
-      unfinished = std::stoll(
-          Scalar(url_, "SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')"));
+      unfinished = std::stoll(Scalar(
+          url_, "SELECT count(*) FROM delivery_rows WHERE status IN ('pending', 'in_flight')"));
     } catch (const std::exception&) {
       unfinished = -1;
     }

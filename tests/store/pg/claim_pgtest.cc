@@ -45,20 +45,23 @@ class ClaimPgTest : public testing::PgTest {
   }
 
   std::string Column(int64_t delivery_id, const std::string& column) {
-    return db_.Scalar("SELECT " + column + " FROM " + testing::kDeliveryState + " dr WHERE id = " + N(delivery_id));
+    return db_.Scalar("SELECT " + column + " FROM " + testing::kDeliveryState +
+                      " dr WHERE id = " + N(delivery_id));
   }
 
   // Seconds from the database's now() to `column` of the delivery.
   double SecondsFromNow(int64_t delivery_id, const std::string& column) {
-    return std::stod(db_.Scalar("SELECT extract(epoch FROM " + column +
-                                " - now()) FROM " + testing::kDeliveryState + " dr WHERE id = " + N(delivery_id)));
+    return std::stod(db_.Scalar("SELECT extract(epoch FROM " + column + " - now()) FROM " +
+                                testing::kDeliveryState + " dr WHERE id = " + N(delivery_id)));
   }
 };
 
 TEST_F(ClaimPgTest, TwoClaimersNeverGetTheSameDelivery) {
   for (int i = 0; i < 10; ++i) CreateDestination(1000);
   Ingest(50);
-  ASSERT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"), "500");
+  ASSERT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'pending'"),
+            "500");
 
   std::mutex mu;
   std::vector<ClaimedDelivery> all;
@@ -87,7 +90,8 @@ TEST_F(ClaimPgTest, TwoClaimersNeverGetTheSameDelivery) {
   EXPECT_EQ(all.size(), 500u);
   EXPECT_EQ(ids.size(), 500u);
   EXPECT_FALSE(per_claimer[0].empty() && per_claimer[1].empty());
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'in_flight'"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'in_flight'"
                        " AND lease_until > now() + interval '50 minutes' AND claim_token IS NOT "
                        "NULL"),
             "500");
@@ -97,8 +101,8 @@ TEST_F(ClaimPgTest, TwoClaimersNeverGetTheSameDelivery) {
     pairs += (pairs.empty() ? "" : ",") + std::string("(") + N(c.delivery_id) + "," +
              N(c.claim_token) + ")";
   }
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " d JOIN (VALUES " + pairs +
-                       ") AS v(id, token) ON d.id = v.id AND d.claim_token = v.token"),
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " d JOIN (VALUES " +
+                       pairs + ") AS v(id, token) ON d.id = v.id AND d.claim_token = v.token"),
             "500");
 }
 
@@ -199,7 +203,9 @@ TEST_F(ClaimPgTest, ADisabledDestinationsDeliveriesWaitUntilItIsEnabled) {
   auto next = store_.NextDueAt();
   ASSERT_TRUE(next);
   EXPECT_FALSE(next->has_value());
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"), "3");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'pending'"),
+            "3");
 
   ASSERT_TRUE(store_.UpdateDestination(dst, on, Scope::All()));
   next = store_.NextDueAt();
@@ -232,10 +238,12 @@ TEST_F(ClaimPgTest, AClaimTakesEachDestinationsOldestInTurns) {
     EXPECT_EQ(by_destination[id].size(), 2u);
   }
   // a's two are its two oldest due: the highest ids (due id seconds ago).
-  const std::string oldest = db_.Scalar(
-      "SELECT string_agg(id::text, ',' ORDER BY id) FROM (SELECT id FROM " + testing::kDeliveryState + " dr"
-      " WHERE destination_id = " +
-      N(a) + " ORDER BY next_attempt_at LIMIT 2) x");
+  const std::string oldest =
+      db_.Scalar("SELECT string_agg(id::text, ',' ORDER BY id) FROM (SELECT id FROM " +
+                 testing::kDeliveryState +
+                 " dr"
+                 " WHERE destination_id = " +
+                 N(a) + " ORDER BY next_attempt_at LIMIT 2) x");
   std::vector<int64_t> mine = by_destination[a];
   std::sort(mine.begin(), mine.end());
   EXPECT_EQ(N(mine[0]) + "," + N(mine[1]), oldest);
@@ -285,7 +293,9 @@ TEST_F(ClaimPgTest, TheDestinationCapHoldsAcrossConcurrentClaimers) {
     }
     for (auto& t : threads) t.join();
     EXPECT_EQ(got[0].size() + got[1].size(), 3u) << "round " << round;
-    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'in_flight'"), "3");
+    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                         " dr WHERE status = 'in_flight'"),
+              "3");
     // Finishing them frees the room for the next round.
     std::vector<AttemptRecord> done;
     for (const auto& batch : got) {
@@ -321,7 +331,8 @@ TEST_F(ClaimPgTest, TheDefaultCapAppliesWhenTheDestinationHasNone) {
   auto more = Claim(100, 1h, 5);
   ASSERT_EQ(more.size(), 1u);
   EXPECT_EQ(more[0].destination_id, uncapped);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'in_flight'"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'in_flight'"
                        " AND destination_id = " +
                        N(uncapped)),
             "5");
@@ -625,7 +636,8 @@ TEST_F(ClaimPgTest, TheTraceContextLookupProbesEventsByIdNotTheWholeTable) {
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Merge Join"))) << plans.text;
   EXPECT_THAT(plans.text, ::testing::Not(::testing::HasSubstr("Seq Scan on events"))) << plans.text;
   // The queue rows it takes are found by key too, even with the queue never analyzed.
-  EXPECT_THAT(plans.text, ::testing::HasSubstr("Index Scan using delivery_queue_pkey on delivery_queue q"))
+  EXPECT_THAT(plans.text,
+              ::testing::HasSubstr("Index Scan using delivery_queue_pkey on delivery_queue q"))
       << plans.text;
 }
 
@@ -669,9 +681,10 @@ TEST_F(ClaimPgTest, AClaimWritesOnlyTheRowsItTakesAndLocksNoneItOffers) {
   const std::string mine = " WHERE xmax = txid_current()::text::xid";
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM delivery_queue" + mine)[0].as<int>(), 0)
       << "rows offered and locked, not taken";
-  EXPECT_EQ(tx.exec1("SELECT count(*) FROM delivery_queue WHERE xmin = txid_current()::text::xid")[0]
-                .as<int>(),
-            8);
+  EXPECT_EQ(
+      tx.exec1("SELECT count(*) FROM delivery_queue WHERE xmin = txid_current()::text::xid")[0]
+          .as<int>(),
+      8);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM deliveries" + mine)[0].as<int>(), 0);
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM deliveries WHERE xmin = txid_current()::text::xid")[0]
                 .as<int>(),

@@ -213,9 +213,8 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
     pqxx::work tx(*worker);
     const int64_t cost = PlanBuffersHit(
         tx.exec("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM claim_due(1, 60000000, 1, 16)"));
-    in_flight =
-        tx.exec1("SELECT count(*) FROM delivery_queue WHERE claim_token IS NOT NULL")[0]
-            .as<int64_t>();
+    in_flight = tx.exec1("SELECT count(*) FROM delivery_queue WHERE claim_token IS NOT NULL")[0]
+                    .as<int64_t>();
     tx.abort();
     return cost;
   };

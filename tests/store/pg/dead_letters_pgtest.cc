@@ -69,7 +69,8 @@ class DeadLetterPgTest : public testing::PgTest {
   }
 
   std::string Column(int64_t delivery_id, const std::string& column) {
-    return db_.Scalar("SELECT " + column + " FROM " + testing::kDeliveryState + " dr WHERE id = " + N(delivery_id));
+    return db_.Scalar("SELECT " + column + " FROM " + testing::kDeliveryState +
+                      " dr WHERE id = " + N(delivery_id));
   }
 
   // Makes `n` dead-lettered deliveries of `destination_id` directly in SQL, fast.
@@ -403,7 +404,9 @@ TEST_F(DeadLetterPgTest, TwoConcurrentBulkReplaysNeverReplayOneDeadLetterTwice) 
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM replay_log"), N(kLetters));
   EXPECT_EQ(db_.Scalar("SELECT count(DISTINCT dead_letter_id) FROM replay_log"), N(kLetters));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"), N(kLetters));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'pending'"),
+            N(kLetters));
 }
 
 // A bound per call: at most `max`, then `more`; the next call goes on where it stopped.
@@ -423,7 +426,9 @@ TEST_F(DeadLetterPgTest, ABoundedBulkReplayStopsAtItsBoundAndGoesOnWhenAskedAgai
   ASSERT_TRUE(none);
   EXPECT_EQ(none->replayed, 0);
   EXPECT_FALSE(none->more);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"), "12000");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'pending'"),
+            "12000");
 }
 
 TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
@@ -439,7 +444,8 @@ TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
   EXPECT_EQ(n->replayed, kLetters);
   EXPECT_LT(took, 30s) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
                        << " ms";
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'pending'"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'pending'"
                        " AND cycle_attempts = 0 AND attempt_count = 5"
                        " AND next_attempt_at IS NOT NULL"),
             N(kLetters));

@@ -162,11 +162,13 @@ TEST_F(FanOutRuleTest, EveryWriterFansOutByTheOneRule) {
   // Each destination's reason to exist: it gets some event or is the case of none.
   for (int64_t dst : {gone_watch, all_ops, dead_ops, lookalike, every, big, eur, a_every, a_big,
                       a_invoice, b_two, b_small}) {
-    EXPECT_NE(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " + N(dst)), "0")
+    EXPECT_NE(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " + N(dst)),
+              "0")
         << dst;
   }
   for (int64_t dst : {failing_watch, tenant_ops, off, deleted}) {
-    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " + N(dst)), "0")
+    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_rows WHERE destination_id = " + N(dst)),
+              "0")
         << dst;
   }
   EXPECT_GT(reached, events.size());

@@ -38,8 +38,8 @@ class FifoPgTest : public testing::PgTest {
 
   // The delivery of event `event` to `destination`.
   int64_t DeliveryOf(int64_t event, int64_t destination) {
-    return std::stoll(db_.Scalar("SELECT id FROM webhookd.delivery_rows dr WHERE event_id = " + N(event) +
-                                 " AND destination_id = " + N(destination)));
+    return std::stoll(db_.Scalar("SELECT id FROM webhookd.delivery_rows dr WHERE event_id = " +
+                                 N(event) + " AND destination_id = " + N(destination)));
   }
 
   // The events of what a claim of up to `limit` takes, sorted.
@@ -221,8 +221,7 @@ TEST_F(FifoPgTest, ALaterDeliveryInFlightHoldsAnEarlierOneThatCommittedAfterIt) 
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{});
   db_.Exec(
       "DELETE FROM webhookd.delivery_queue WHERE id = " + N(DeliveryOf(a2, dst)) +
-      "; UPDATE webhookd.deliveries SET status = 'succeeded' WHERE id = " +
-      N(DeliveryOf(a2, dst)));
+      "; UPDATE webhookd.deliveries SET status = 'succeeded' WHERE id = " + N(DeliveryOf(a2, dst)));
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
 }
 
@@ -297,7 +296,8 @@ TEST_F(FifoPgTest, BlockedByIsTheOldestUnfinishedOfItsKeyBeforeItElseOneInFlight
     const std::string want =
         read.exec1(
                 "SELECT string_agg(d.id || ':' || coalesce(CASE WHEN d.status = 'pending' THEN "
-                "coalesce((SELECT min(x.id) FROM webhookd.delivery_rows x WHERE x.ordering_key = 'A' "
+                "coalesce((SELECT min(x.id) FROM webhookd.delivery_rows x WHERE x.ordering_key = "
+                "'A' "
                 "AND "
                 "x.status IN ('pending', 'in_flight') AND x.id < d.id), (SELECT min(x.id) FROM "
                 "webhookd.delivery_rows x WHERE x.ordering_key = 'A' AND x.status = 'in_flight')) "

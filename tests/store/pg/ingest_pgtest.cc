@@ -66,7 +66,9 @@ class FanOutTest : public ::testing::TestWithParam<bool> {
     std::string joined;
     for (int64_t id : from_receipt) joined += (joined.empty() ? "" : ",") + N(id);
     EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',' ORDER BY destination_id)"
-                         " FROM " + testing::kDeliveryState + " dr WHERE status = 'pending' AND next_attempt_at IS NOT "
+                         " FROM " +
+                         testing::kDeliveryState +
+                         " dr WHERE status = 'pending' AND next_attempt_at IS NOT "
                          "NULL AND event_id = " +
                          N(receipt.event.id)),
               joined)
@@ -97,8 +99,8 @@ TEST_P(FanOutTest, EachEnabledLiveDestinationWhoseTypesMatch) {
   EXPECT_THAT(FanOut("invoice.paid"), ElementsAreArray({every, several}));
   // "." in a pattern is a plain character, not a wildcard.
   EXPECT_THAT(FanOut("orderXcreated"), ElementsAreArray({every}));
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE destination_id IN (" + N(disabled) +
-                       "," + N(deleted) + ")"),
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE destination_id IN (" + N(disabled) + "," + N(deleted) + ")"),
             "0");
 }
 
@@ -160,11 +162,14 @@ TEST_P(FanOutTest, AnEventReachesItsOwnTenantsDestinationsAmongThousandsOfTenant
   EXPECT_EQ(FanOut("order.created", "t-7").size(), 5u);
   EXPECT_TRUE(FanOut("order.created", "nobody").empty());
   // Every delivery carries its event's tenant, and went to a destination of it.
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " d JOIN events e ON e.id = d.event_id "
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " d JOIN events e ON e.id = d.event_id "
                        "JOIN destinations t ON t.id = d.destination_id WHERE d.tenant_id IS "
                        "DISTINCT FROM e.tenant_id OR t.tenant_id IS DISTINCT FROM e.tenant_id"),
             "0");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE tenant_id = 't-7'"), "5");
+  EXPECT_EQ(
+      db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE tenant_id = 't-7'"),
+      "5");
 }
 
 // Both fan-out statements find a tenant's destinations through the destinations_fan_out
@@ -291,10 +296,12 @@ TEST_F(IngestPgTest, ATargetedEventGoesToExactlyThatDestinationIgnoringFilters) 
     ASSERT_TRUE(r) << r.error().message;
     ASSERT_EQ(r->event.deliveries.size(), 1u);
     EXPECT_EQ(r->event.deliveries[0].destination_id, other);
-    EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',') FROM " + testing::kDeliveryState + " dr"
-                         " WHERE event_id = " +
-                         N(r->event.id)),
-              N(other));
+    EXPECT_EQ(
+        db_.Scalar("SELECT string_agg(destination_id::text, ',') FROM " + testing::kDeliveryState +
+                   " dr"
+                   " WHERE event_id = " +
+                   N(r->event.id)),
+        N(other));
   }
 }
 
@@ -543,9 +550,9 @@ TEST_F(IngestPgTest, AGroupOfManyTypesFansEachEventOutByItsOwnType) {
     std::vector<int64_t> got;
     for (const Delivery& d : results[i]->event.deliveries) got.push_back(d.destination_id);
     EXPECT_THAT(got, UnorderedElementsAreArray(cases[i % cases.size()].second));
-    EXPECT_EQ(
-        db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE event_id = " + N(results[i]->event.id)),
-        N(cases[i % cases.size()].second.size()));
+    EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                         " dr WHERE event_id = " + N(results[i]->event.id)),
+              N(cases[i % cases.size()].second.size()));
   }
   // They were written in groups, not one by one (else this test tells little).
   EXPECT_LT(std::stoi(db_.Scalar("SELECT count(DISTINCT created_at) FROM events")), kEvents);
@@ -593,16 +600,17 @@ TEST_F(IngestPgTest, AGroupOfManyTenantsFansEachEventOutByItsTenantTypeAndPayloa
   for (int i = 0; i < kEvents; ++i) {
     SCOPED_TRACE(i);
     ASSERT_TRUE(results[i]) << results[i].error().message;
-    EXPECT_EQ(db_.Scalar("SELECT string_agg(destination_id::text, ',' ORDER BY destination_id) "
-                         "FROM " + testing::kDeliveryState + " dr WHERE event_id = " +
-                         N(results[i]->event.id)),
-              [&] {
-                std::vector<int64_t> want = cases[i % cases.size()].want;
-                std::sort(want.begin(), want.end());
-                std::string joined;
-                for (int64_t id : want) joined += (joined.empty() ? "" : ",") + N(id);
-                return joined;
-              }());
+    EXPECT_EQ(
+        db_.Scalar("SELECT string_agg(destination_id::text, ',' ORDER BY destination_id) "
+                   "FROM " +
+                   testing::kDeliveryState + " dr WHERE event_id = " + N(results[i]->event.id)),
+        [&] {
+          std::vector<int64_t> want = cases[i % cases.size()].want;
+          std::sort(want.begin(), want.end());
+          std::string joined;
+          for (int64_t id : want) joined += (joined.empty() ? "" : ",") + N(id);
+          return joined;
+        }());
   }
   EXPECT_LT(std::stoi(db_.Scalar("SELECT count(DISTINCT created_at) FROM events")), kEvents);
 }
@@ -671,7 +679,8 @@ TEST_F(IngestPgTest, DeletingADestinationCancelsOnlyItsUnfinishedDeliveries) {
   EXPECT_EQ(status(claimed->deliveries[2].delivery_id), "cancelled");
   EXPECT_EQ(status(claimed->deliveries[3].delivery_id), "cancelled");
   EXPECT_EQ(status(kept->event.deliveries[0].id), "pending");
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState + " dr WHERE status = 'cancelled' AND"
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
+                       " dr WHERE status = 'cancelled' AND"
                        " (next_attempt_at IS NOT NULL OR claim_token IS NOT NULL)"),
             "0");
 
@@ -828,8 +837,8 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
   ASSERT_TRUE(store_.UpdateDestination(b, on, Scope::All()));
 
   auto ids = [&](const std::string& where) {
-    return Ids(db_.Scalar(
-        "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM " + testing::kDeliveryState + " dr WHERE " + where));
+    return Ids(db_.Scalar("SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM " +
+                          testing::kDeliveryState + " dr WHERE " + where));
   };
   auto page_through = [&](DeliveryFilter filter, int limit) {
     return PageThrough<Delivery>(

@@ -56,7 +56,8 @@ TEST_F(IntegrityPgTest, WritingRowsReadsNoParentTableAnalyzedWhileEmpty) {
   tx.exec("SELECT webhookd.publish('order.created', '{}') FROM generate_series(1, 50)");
   EXPECT_EQ(scans("events") - events_before, 0) << "whole-table scans of events";
 
-  const std::string ids = tx.exec("SELECT string_agg(id::text, ',') FROM delivery_rows")[0][0].c_str();
+  const std::string ids =
+      tx.exec("SELECT string_agg(id::text, ',') FROM delivery_rows")[0][0].c_str();
   const int64_t deliveries_before = scans("deliveries");
   tx.exec(
       "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, outcome) "

@@ -97,8 +97,8 @@ TEST(QueueUpgradeTest, PendingRetryingAndInFlightWorkCarriesOverAndGoesOnce) {
                       kDeliveryState + " d WHERE id <= 4"),
             "1:pending:0:-:false,2:pending:2:-:true,3:in_flight:0:77:false,"
             "4:in_flight:0:78:false");
-  EXPECT_EQ(db.Scalar("SELECT status || ':' || (next_attempt_at IS NULL) FROM " +
-                      kDeliveryState + " d WHERE id = 5"),
+  EXPECT_EQ(db.Scalar("SELECT status || ':' || (next_attempt_at IS NULL) FROM " + kDeliveryState +
+                      " d WHERE id = 5"),
             "succeeded:true");
   EXPECT_EQ(db.Scalar("SELECT string_agg(id::text, ',' ORDER BY id) FROM webhookd.delivery_queue"),
             "1,2,3,4");
@@ -134,8 +134,9 @@ TEST(QueueUpgradeTest, PendingRetryingAndInFlightWorkCarriesOverAndGoesOnce) {
     ASSERT_TRUE(applied) << applied.error().message;
     EXPECT_EQ(applied->applied, (i == 0 ? std::vector<int64_t>{3} : std::vector<int64_t>{}));
   }
-  EXPECT_EQ(db.Scalar("SELECT status || ':' || attempt_count FROM webhookd.deliveries WHERE id = 3"),
-            "succeeded:1");
+  EXPECT_EQ(
+      db.Scalar("SELECT status || ':' || attempt_count FROM webhookd.deliveries WHERE id = 3"),
+      "succeeded:1");
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.attempts WHERE delivery_id = 3"), "1");
   // The retry keeps its time and its count: claimed when due, as its third attempt.
   db.Exec("UPDATE webhookd.delivery_queue SET next_attempt_at = now() WHERE id = 2");

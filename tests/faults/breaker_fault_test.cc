@@ -122,8 +122,11 @@ TEST(BreakerFaultTest, TenThousandQueuedForADestinationThatComesBack) {
 
   // Without the breaker every due delivery is tried through the outage; with it the
   // receiver gets the first wave (the cap), what was already claimed, and the probes.
-  EXPECT_GT(off.during_outage, 4u * kCap);
+  // Without it, more than the most the breaker lets through: about 1,700 on a quiet
+  // machine, 128 (four waves) on one running the suite's other tests beside it, where
+  // "more than four waves" failed by one.
   EXPECT_LE(on.during_outage, 2u * kCap + 10u);
+  EXPECT_GT(off.during_outage, 2u * kCap + 10u);
   // Recovery: a probe alone, then a ramp (1, 2, 4, ... so the cap is reached within the
   // first second either way), against the whole backlog at the whole cap at once.
   EXPECT_EQ(on.first_concurrency, 1);

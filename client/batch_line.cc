@@ -1,6 +1,7 @@
 #include "client/batch_line.h"
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -36,7 +37,7 @@ Result<Event> ParseBatchLine(std::string_view line) {
   if (!members) return Fail(ErrorKind::kInvalid, "not a JSON object");
   for (const auto& [name, value] : *members) {
     if (name != "type" && name != "payload" && name != "tenant_id" && name != "destination_id" &&
-        name != "idempotency_key" && name != "ordering_key")
+        name != "idempotency_key" && name != "ordering_key" && name != "subjects")
       return Fail(ErrorKind::kInvalid, "unknown member \"" + name + "\"");
   }
   Event event;
@@ -58,6 +59,19 @@ Result<Event> ParseBatchLine(std::string_view line) {
     auto value = StringMember(*members, name);
     if (!value) return Propagate(value);
     *field = *value;
+  }
+  // Checked by the API, which answers a bad list with 422 naming "subjects".
+  if (auto subjects = members->find("subjects"); subjects != members->end()) {
+    const auto list = nlohmann::json::parse(subjects->second, nullptr, /*allow_exceptions=*/false);
+    if (!list.is_null()) {
+      if (!list.is_array())
+        return Fail(ErrorKind::kInvalid, "\"subjects\" must be an array of strings");
+      for (const auto& s : list) {
+        if (!s.is_string())
+          return Fail(ErrorKind::kInvalid, "\"subjects\" must be an array of strings");
+        event.subjects.push_back(s.get<std::string>());
+      }
+    }
   }
   return event;
 }

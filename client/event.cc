@@ -11,6 +11,14 @@ std::string EventBody(const Event& event) {
   if (event.tenant_id) body += ",\"tenant_id\":" + JsonQuote(*event.tenant_id);
   if (event.destination_id) body += ",\"destination_id\":" + JsonQuote(*event.destination_id);
   if (event.ordering_key) body += ",\"ordering_key\":" + JsonQuote(*event.ordering_key);
+  if (!event.subjects.empty()) {
+    body += ",\"subjects\":[";
+    for (size_t i = 0; i < event.subjects.size(); ++i) {
+      if (i > 0) body += ',';
+      body += JsonQuote(event.subjects[i]);
+    }
+    body += ']';
+  }
   body += '}';
   return body;
 }

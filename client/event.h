@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace webhookd::client {
 
@@ -20,11 +21,12 @@ struct Event {
   // W3C trace context headers (docs/tracing.md): the event joins the caller's trace.
   std::optional<std::string> traceparent = std::nullopt;
   std::optional<std::string> tracestate = std::nullopt;
+  // The people or things it is about (docs/privacy.md); never sent to receivers.
+  std::vector<std::string> subjects = {};
 };
 
 // The body of POST /v1/events: {"type","payload","tenant_id"?,"destination_id"?,
-// "ordering_key"?}, with
-// `payload` spliced in verbatim.
+// "ordering_key"?,"subjects"?}, with `payload` spliced in verbatim.
 std::string EventBody(const Event& event);
 
 }  // namespace webhookd::client

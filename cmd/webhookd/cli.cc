@@ -55,13 +55,15 @@ std::expected<Flags, std::string> ParseFlagList(const std::vector<std::string>& 
     if (listed(spec.switches, flag)) {
       if (value) return std::unexpected(flag + ": takes no value");
       value = "true";
-    } else if (!listed(spec.known, flag)) {
+    } else if (!listed(spec.known, flag) && !listed(spec.repeatable, flag)) {
       return std::unexpected(flag + ": unknown flag");
     } else if (!value) {
       if (i + 1 == args.size()) return std::unexpected(flag + ": expected a value");
       value = args[++i];
     }
-    if (!flags.values.emplace(flag, *value).second) {
+    if (listed(spec.repeatable, flag)) {
+      flags.repeated[flag].push_back(*value);
+    } else if (!flags.values.emplace(flag, *value).second) {
       return std::unexpected(flag + ": given more than once");
     }
   }

@@ -23,6 +23,7 @@ std::optional<Config> LoadOrComplain();
 // "--flag value" pairs; a bare argument is positional.
 struct Flags {
   std::map<std::string, std::string> values;
+  std::map<std::string, std::vector<std::string>> repeated;  // FlagSpec::repeatable, in order
   std::vector<std::string> positional;
 };
 
@@ -32,12 +33,14 @@ struct FlagSpec {
   std::vector<std::string> known;
   std::vector<std::string> switches = {};
   bool positional = true;
+  // Flags that take a value and may be given again (`send --subject`): Flags::repeated.
+  std::vector<std::string> repeatable = {};
 };
 
 // The one flag parser of every command: "--flag value", "--flag=value" and switches. An
-// unknown flag, a flag without its value, a flag given twice, a switch given a value, or a
-// bare argument where none is allowed is an error whose message starts with the flag (or
-// with `unexpected argument "x"`).
+// unknown flag, a flag without its value, a flag given twice (unless repeatable), a switch
+// given a value, or a bare argument where none is allowed is an error whose message starts
+// with the flag (or with `unexpected argument "x"`).
 std::expected<Flags, std::string> ParseFlagList(const std::vector<std::string>& args,
                                                 const FlagSpec& spec);
 

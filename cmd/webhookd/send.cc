@@ -38,7 +38,7 @@ using client::RetrySchedule;
 
 constexpr const char* kHelp = R"(Usage:
   webhookd send --type T [--tenant T] [--destination ID] [--idempotency-key K]
-                [--ordering-key O] [--traceparent TP [--tracestate TS]]
+                [--ordering-key O] [--subject S ...] [--traceparent TP [--tracestate TS]]
                 [--data JSON | --data-file F]
   webhookd send --batch F [--concurrency N]
 
@@ -46,7 +46,7 @@ Publishes events to webhookd's API (POST /v1/events), retrying what is worth ret
 With --type it publishes one event whose payload, a JSON object, is --data, the contents
 of --data-file, or stdin. With --batch it publishes every line of F ("-" reads stdin),
 each a JSON object {"type", "payload", "tenant_id"?, "destination_id"?,
-"idempotency_key"?, "ordering_key"?}, N at a time. A payload's bytes are sent exactly as given.
+"idempotency_key"?, "ordering_key"?, "subjects"?}, N at a time. A payload's bytes are sent exactly as given.
 
 Every event carries an Idempotency-Key (the one given, else a random one made once per
 event), so a retry never publishes an event twice. Connection failures, timeouts, 408,
@@ -63,6 +63,9 @@ Options:
   --idempotency-key K    the event's Idempotency-Key (1-255 visible ASCII characters)
   --ordering-key O       the event's ordering_key: fifo destinations deliver the events of
                          one key one at a time, in order
+  --subject S            a person or thing the payload is about ("user:42"; repeat for more,
+                         at most 16): found by GET /v1/events?subject=S and erased by
+                         POST /v1/subjects/erase (docs/privacy.md); never sent to receivers
   --traceparent TP       a W3C traceparent: the event joins that trace, and so does every
                          attempt to deliver it (docs/tracing.md)
   --tracestate TS        the W3C tracestate that goes with --traceparent
@@ -89,6 +92,7 @@ constexpr int kMaxAttempts = 100;
 
 struct SendOptions {
   std::map<std::string, std::string> single;  // --type, --tenant, ... as given
+  std::vector<std::string> subjects;          // each --subject, in order
   std::optional<std::string> batch;
   int concurrency = 16;
   RetryOptions retry;
@@ -119,11 +123,14 @@ std::optional<int> ParseCount(const std::string& text, int max) {
 std::expected<SendOptions, UsageError> ParseOptions(const std::vector<std::string>& args) {
   std::vector<std::string> known = kSingleFlags;
   known.insert(known.end(), kOtherFlags.begin(), kOtherFlags.end());
-  auto flags = ParseFlagList(args, FlagSpec{known, {}, /*positional=*/false});
+  auto flags = ParseFlagList(args, FlagSpec{known, {}, /*positional=*/false, {"--subject"}});
   if (!flags) return std::unexpected(UsageError{flags.error()});
   const std::map<std::string, std::string>& values = flags->values;
 
   SendOptions options;
+  if (auto it = flags->repeated.find("--subject"); it != flags->repeated.end()) {
+    options.subjects = it->second;
+  }
   for (const auto& [flag, value] : values) {
     if (flag == "--batch") {
       options.batch = value;
@@ -155,6 +162,9 @@ std::expected<SendOptions, UsageError> ParseOptions(const std::vector<std::strin
     }
   }
   if (options.batch) {
+    if (!options.subjects.empty()) {
+      return std::unexpected(UsageError{"--subject: cannot be combined with --batch"});
+    }
     if (!options.single.empty()) {
       return std::unexpected(
           UsageError{options.single.begin()->first + ": cannot be combined with --batch"});
@@ -384,6 +394,7 @@ int RunSend(const std::vector<std::string>& args, const std::map<std::string, st
   Tally tally;
   if (!options->batch) {
     auto event = SingleEvent(options->single, in);
+    if (event) event->subjects = options->subjects;
     if (!event) return usage(event.error().message);
     HttpTransport transport(shared.api.origin, {});
     Publisher publisher(

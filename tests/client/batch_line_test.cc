@@ -19,6 +19,15 @@ TEST(BatchLineTest, ReadsEveryFieldAndKeepsThePayloadBytes) {
   EXPECT_EQ(event->ordering_key, "order-1");
 }
 
+TEST(BatchLineTest, SubjectsAreAnArrayOfStrings) {
+  auto event = ParseBatchLine(R"({"type":"a","payload":{},"subjects":["user:42","order:7"]})");
+  ASSERT_TRUE(event) << event.error().message;
+  EXPECT_EQ(event->subjects, (std::vector<std::string>{"user:42", "order:7"}));
+  EXPECT_TRUE(ParseBatchLine(R"({"type":"a","payload":{},"subjects":null})")->subjects.empty());
+  EXPECT_FALSE(ParseBatchLine(R"({"type":"a","payload":{},"subjects":"user:42"})"));
+  EXPECT_FALSE(ParseBatchLine(R"({"type":"a","payload":{},"subjects":[42]})"));
+}
+
 TEST(BatchLineTest, OptionalFieldsMayBeAbsentOrNull) {
   auto event = ParseBatchLine(R"({"type":"a","payload":{},"tenant_id":null})");
   ASSERT_TRUE(event) << event.error().message;

@@ -15,6 +15,10 @@ TEST(EventTest, BodyHasOnlyTheFieldsGiven) {
             R"({"type":"a.b","payload":{},"destination_id":"dst_1"})");
   EXPECT_EQ(EventBody({"a.b", "{}", {}, {}, {}, "order-\"42\""}),
             R"({"type":"a.b","payload":{},"ordering_key":"order-\"42\""})");
+  Event with_subjects{"a.b", "{}", {}, {}, {}};
+  with_subjects.subjects = {"user:42", "email:\"ann\""};
+  EXPECT_EQ(EventBody(with_subjects),
+            R"({"type":"a.b","payload":{},"subjects":["user:42","email:\"ann\""]})");
 }
 }  // namespace
 }  // namespace webhookd::client

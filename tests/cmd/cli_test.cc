@@ -28,5 +28,14 @@ TEST(CliTest, EachMistakeIsNamedFirst) {
             "unexpected argument \"stray\"");
 }
 
+TEST(CliTest, ARepeatableFlagKeepsEveryValueInOrder) {
+  const FlagSpec spec{{"--type"}, {}, /*positional=*/false, {"--subject"}};
+  auto flags = ParseFlagList({"--subject", "user:42", "--type", "a", "--subject=order:7"}, spec);
+  ASSERT_TRUE(flags) << flags.error();
+  EXPECT_EQ(flags->repeated.at("--subject"), (std::vector<std::string>{"user:42", "order:7"}));
+  EXPECT_FALSE(flags->values.contains("--subject"));
+  EXPECT_EQ(ParseFlagList({"--subject"}, spec).error(), "--subject: expected a value");
+}
+
 }  // namespace
 }  // namespace webhookd::cmd

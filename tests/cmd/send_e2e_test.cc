@@ -346,6 +346,27 @@ TEST(SendE2eTest, TheTraceparentJoinsTheEventToTheCallersTrace) {
   EXPECT_EQ(db.Scalar("SELECT tracestate FROM events"), "rojo=1");
 }
 
+// --subject, repeated, and a batch line's subjects reach the database's index of subjects.
+TEST(SendE2eTest, SubjectsAreStoredFromTheFlagAndFromABatchLine) {
+  testing::TestDatabase db;
+  testing::WebhookdProcess webhookd(db.url(), "server");
+  const std::string url = "http://127.0.0.1:" + std::to_string(webhookd.port());
+  SendRun flag = SendTo(url, webhookd.admin_key(),
+                        {"--type", "user.updated", "--data", "{}", "--subject", "user:42",
+                         "--subject", "email:ann@example.com"});
+  EXPECT_EQ(flag.code, 0) << flag.err;
+  SendRun batch =
+      SendTo(url, webhookd.admin_key(),
+             {"--batch", WriteTemp("subjects.jsonl",
+                                   R"({"type":"user.updated","payload":{},"subjects":["user:42"]})"
+                                   "\n")});
+  EXPECT_EQ(batch.code, 0) << batch.err;
+  EXPECT_EQ(db.Scalar("SELECT string_agg(array_to_string(subjects, '|'), ',' ORDER BY id) FROM "
+                      "events"),
+            "user:42|email:ann@example.com,user:42");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM event_subjects"), "3");
+}
+
 // --tenant and a batch line's tenant_id route the event to that tenant's destinations.
 TEST(SendE2eTest, TenantsReachTheirOwnDestinations) {
   testing::TestDatabase db;

@@ -59,6 +59,7 @@ TEST(SendCommandTest, BadFlagsNameTheFlag) {
   ExpectUsageError(Send({"--type", "x", "stray"}), "unexpected argument \"stray\"");
   ExpectUsageError(Send({"--data", "{}"}), "--type");
   ExpectUsageError(Send({"--batch", "f", "--type", "x"}), "--type");
+  ExpectUsageError(Send({"--batch", "f", "--subject", "user:42"}), "--subject");
   ExpectUsageError(Send({"--type", "x", "--data", "{}", "--data-file", "f"}), "--data-file");
   ExpectUsageError(Send({"--batch", "f", "--concurrency", "0"}), "--concurrency");
   ExpectUsageError(Send({"--batch", "f", "--concurrency", "many"}), "--concurrency");

@@ -32,6 +32,9 @@ struct NewEvent {
   // trace.
   std::optional<std::string> traceparent = std::nullopt;
   std::optional<std::string> tracestate = std::nullopt;
+  // The people or things it is about (docs/privacy.md): each once, never sent to a
+  // receiver.
+  std::vector<std::string> subjects = {};
 };
 
 struct IdempotencyKey {
@@ -47,6 +50,9 @@ struct Event {
   std::vector<Delivery> deliveries;  // filled by reads that say so
   std::optional<std::string> tenant_id = std::nullopt;
   std::optional<std::string> ordering_key = std::nullopt;
+  std::vector<std::string> subjects = {};
+  // Set once an erasure took its payload (then empty) and the erased subject.
+  std::optional<Timestamp> erased_at = std::nullopt;
 };
 
 struct IngestReceipt {
@@ -59,6 +65,8 @@ struct EventFilter {
   std::optional<Timestamp> after;   // created_at >= after
   std::optional<Timestamp> before;  // created_at < before
   std::optional<std::string> tenant_id = std::nullopt;
+  // The events naming this subject (their tenant's, for a tenant's key).
+  std::optional<std::string> subject = std::nullopt;
 };
 
 }  // namespace webhookd

@@ -14,6 +14,7 @@ inline constexpr std::string_view kEventPrefix = "evt_";
 inline constexpr std::string_view kDeliveryPrefix = "dlv_";
 inline constexpr std::string_view kDeadLetterPrefix = "dlq_";
 inline constexpr std::string_view kApiKeyPrefix = "key_";
+inline constexpr std::string_view kErasurePrefix = "era_";
 
 std::string FormatId(std::string_view prefix, int64_t id);
 // nullopt unless `text` is `prefix` followed by a positive decimal without leading zeros

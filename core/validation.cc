@@ -37,6 +37,19 @@ bool IsValidOrderingKey(std::string_view key) {
   return characters <= 255;
 }
 
+bool IsValidSubject(std::string_view subject) {
+  if (subject.empty() || subject.size() > kMaxSubjectBytes || !IsValidUtf8(subject)) return false;
+  for (size_t i = 0; i < subject.size(); ++i) {
+    const auto u = static_cast<unsigned char>(subject[i]);
+    if (u < 0x20 || u == 0x7f) return false;
+    // U+0080 to U+009F, the C1 controls, are 0xC2 0x80 to 0xC2 0x9F in UTF-8.
+    if (u == 0xC2 && i + 1 < subject.size() && static_cast<unsigned char>(subject[i + 1]) <= 0x9F) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool IsValidTenantId(std::string_view tenant_id) {
   return !tenant_id.empty() && tenant_id.size() <= kMaxTenantIdLength &&
          std::all_of(tenant_id.begin(), tenant_id.end(), IsTypeChar);

@@ -28,6 +28,14 @@ bool IsValidTenantId(std::string_view tenant_id);
 inline constexpr const char* kOrderingKeyRule =
     "must be 1-255 characters without control characters";
 bool IsValidOrderingKey(std::string_view key);
+// An event's subjects (docs/privacy.md): at most 16, each 1-256 bytes of valid UTF-8
+// without control characters (C0, DEL or C1). publish() holds them to the same rule
+// (store/pg/schema/subjects_problem.sql).
+inline constexpr size_t kMaxSubjects = 16;
+inline constexpr size_t kMaxSubjectBytes = 256;
+inline constexpr const char* kSubjectsRule =
+    "must be at most 16 strings, each 1-256 bytes of UTF-8 without control characters";
+bool IsValidSubject(std::string_view subject);
 // Types webhookd publishes about itself ("webhookd." and below); producers may not.
 bool IsReservedEventType(std::string_view type);
 // An event type, or a prefix pattern "p.*" whose "p" is 1+ event-type characters.

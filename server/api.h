@@ -19,6 +19,7 @@
 #include "store/dead_letter_store.h"
 #include "store/delivery_reads.h"
 #include "store/destination_store.h"
+#include "store/erasure_store.h"
 #include "store/event_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
@@ -55,6 +56,7 @@ struct ApiStores {
   KeyStore& keys;  // portal links make keys
   TenantStore& tenants;
   CatalogStore& catalog;
+  ErasureStore& erasures;
 };
 
 // The settings the API reads (from the environment's Config, in serve.cc).
@@ -71,6 +73,9 @@ struct ApiOptions {
   // Where ingest spans go (null: nowhere) and which are sampled (docs/tracing.md).
   trace::SpanSink* spans = nullptr;
   Sampler sampler;
+  // Called once an erasure is recorded, to start carrying it out now (serve.cc wakes the
+  // Purger); empty: it waits for the next round.
+  std::function<void()> erasure_requested;
 };
 
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,
@@ -121,6 +126,9 @@ class Api {
   Result<Reply> UpdateEventType(const ApiRequest& req);
   Result<Reply> DeleteEventType(const ApiRequest& req);
   Result<Reply> TestFilter(const ApiRequest& req);
+
+  Result<Reply> EraseSubject(const ApiRequest& req);
+  Result<Reply> GetErasure(const ApiRequest& req);
 
   Result<Reply> ListTenants(const ApiRequest& req);
   Result<Reply> CreatePortalLink(const ApiRequest& req);

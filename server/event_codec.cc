@@ -1,5 +1,6 @@
 #include "server/event_codec.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/ids.h"
@@ -21,7 +22,8 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
   };
   NewEvent event;
   std::vector<FieldError> errors;
-  CheckMembers(members, {{"type", "payload", "destination_id", "tenant_id", "ordering_key"}}, "",
+  CheckMembers(members,
+               {{"type", "payload", "destination_id", "tenant_id", "ordering_key", "subjects"}}, "",
                errors);
   if (const JsonMember* type = member("type"); type == nullptr) {
     errors.push_back({"type", "is required"});
@@ -76,8 +78,33 @@ Result<NewEvent> ParseNewEvent(std::string_view body) {
       event.ordering_key = std::move(*text);
     }
   }
+  if (const JsonMember* subjects = member("subjects");
+      subjects != nullptr && subjects->kind != JsonKind::kNull) {
+    auto list = ParseSubjects(subjects->kind == JsonKind::kArray ? subjects->raw : "");
+    if (!list) {
+      errors.push_back({"subjects", kSubjectsRule});
+    } else {
+      event.subjects = std::move(*list);
+    }
+  }
   if (!errors.empty()) return Invalid(std::move(errors));
   return event;
+}
+
+std::optional<std::vector<std::string>> ParseSubjects(std::string_view array) {
+  // The body was scanned whole, so its strings are valid UTF-8 and its nesting bounded.
+  const Json parsed = Json::parse(array, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_array() || parsed.size() > kMaxSubjects) return std::nullopt;
+  std::vector<std::string> subjects;
+  for (const Json& s : parsed) {
+    if (!s.is_string() || !IsValidSubject(s.get_ref<const std::string&>())) return std::nullopt;
+    // Each once, in the order first given.
+    if (std::find(subjects.begin(), subjects.end(), s.get_ref<const std::string&>()) ==
+        subjects.end()) {
+      subjects.push_back(s.get<std::string>());
+    }
+  }
+  return subjects;
 }
 
 Json DeliveryJson(const Delivery& d) {
@@ -111,11 +138,10 @@ Json ReceiptJson(const Event& e) {
 }
 
 std::string EventText(const Event& e, bool with_deliveries) {
-  Json j = {{"id", FormatId(kEventPrefix, e.id)},
-            {"type", e.type},
-            {"created_at", FormatRfc3339(e.created_at)},
-            {"tenant_id", OrNull(e.tenant_id)},
-            {"ordering_key", OrNull(e.ordering_key)}};
+  Json j = {{"id", FormatId(kEventPrefix, e.id)},        {"type", e.type},
+            {"created_at", FormatRfc3339(e.created_at)}, {"tenant_id", OrNull(e.tenant_id)},
+            {"ordering_key", OrNull(e.ordering_key)},    {"subjects", e.subjects},
+            {"erased_at", TimeOrNull(e.erased_at)}};
   if (with_deliveries) {
     Json deliveries = Json::array();
     for (const Delivery& d : e.deliveries) deliveries.push_back(DeliveryJson(d));
@@ -126,7 +152,7 @@ std::string EventText(const Event& e, bool with_deliveries) {
   std::string text = Dump(j);
   text.pop_back();  // the closing brace
   text += R"(,"payload":)";
-  text += e.payload;
+  text += e.erased_at ? std::string_view("null") : std::string_view(e.payload);
   text += '}';
   return text;
 }

@@ -103,6 +103,12 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(filter.after, QueryTime(req, "after"));
   WEBHOOKD_ASSIGN_OR_RETURN(filter.before, QueryTime(req, "before"));
   WEBHOOKD_ASSIGN_OR_RETURN(filter.tenant_id, QueryTenant(req));
+  if (auto subject = QueryValue(req, "subject"); subject && !subject->empty()) {
+    if (!IsValidSubject(*subject)) {
+      return Invalid({{"subject", "must be 1-256 bytes of UTF-8 without control characters"}});
+    }
+    filter.subject = *subject;
+  }
   WEBHOOKD_ASSIGN_OR_RETURN(auto listing, stores_.events.ListEvents(filter, page, req.scope));
   return Reply{200, EventListText(listing), "application/json", {}};
 }

@@ -5,6 +5,7 @@
 #include "store/delivery_queue.h"
 #include "store/delivery_reads.h"
 #include "store/destination_store.h"
+#include "store/erasure_store.h"
 #include "store/event_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
@@ -25,6 +26,7 @@ class Store : public KeyStore,
               public DeliveryQueue,
               public OperationsStore,
               public RetentionStore,
+              public ErasureStore,
               public SecretStore,
               public TenantStore,
               public CatalogStore {};

@@ -4,8 +4,8 @@
 
 namespace webhookd {
 
-Purger::Purger(RetentionStore& store, Options options, Metrics* metrics)
-    : store_(store), options_(options), metrics_(metrics) {}
+Purger::Purger(RetentionStore& store, Options options, Metrics* metrics, ErasureStore* erasures)
+    : store_(store), options_(options), metrics_(metrics), erasures_(erasures) {}
 
 Purger::~Purger() { Stop(); }
 
@@ -20,6 +20,26 @@ void Purger::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+}
+
+void Purger::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+int Purger::EraseOnce() {
+  if (erasures_ == nullptr) return 0;
+  auto finished = erasures_->RunErasures();
+  if (!finished) {
+    Log(LogLevel::kWarn, "erasing failed; trying again later",
+        {{"error", finished.error().message}});
+    return 0;
+  }
+  if (*finished > 0) Log(LogLevel::kInfo, "erased subjects", {{"count", *finished}});
+  return *finished;
 }
 
 int64_t Purger::PurgeOnce() {
@@ -43,10 +63,12 @@ int64_t Purger::PurgeOnce() {
 void Purger::Loop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
+    woken_ = false;
     lock.unlock();
+    EraseOnce();
     PurgeOnce();
     lock.lock();
-    cv_.wait_for(lock, options_.every, [&] { return stopping_; });
+    cv_.wait_for(lock, options_.every, [&] { return stopping_ || woken_; });
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/metrics.h"
+#include "store/erasure_store.h"
 #include "store/retention_store.h"
 
 namespace webhookd {
@@ -13,7 +14,9 @@ namespace webhookd {
 // Retention: every `every`, deletes what is older than `retention` and finished, in
 // batches of `batch` events, each its own short transaction, so ingest and delivery never
 // wait on it for long. One thread, made by Start(); Stop() (or the destructor) ends it.
-// Every server process runs one; the store lets one of them purge at a time.
+// Every server process runs one; the store lets one of them purge at a time. Each round
+// first carries out the subjects' erasures still running (docs/privacy.md), which Wake()
+// starts at once.
 class Purger {
  public:
   struct Options {
@@ -22,15 +25,21 @@ class Purger {
     int batch = 1000;
   };
 
-  // Borrows `store` and `metrics` (which may be null); both must outlive the Purger.
-  Purger(RetentionStore& store, Options options, Metrics* metrics);
+  // Borrows `store`, `metrics` and `erasures` (each but `store` may be null); each must
+  // outlive the Purger.
+  Purger(RetentionStore& store, Options options, Metrics* metrics,
+         ErasureStore* erasures = nullptr);
   ~Purger();
 
   void Start();
   void Stop();
+  // Starts a round now (an erasure was asked for); from any thread.
+  void Wake();
 
   // One round: batches until one comes back short. Returns the events purged.
   int64_t PurgeOnce();
+  // Carries out the erasures still running. Returns how many were finished.
+  int EraseOnce();
 
  private:
   void Loop();
@@ -38,9 +47,11 @@ class Purger {
   RetentionStore& store_;
   Options options_;
   Metrics* metrics_;
+  ErasureStore* erasures_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  // guarded by mu_
+  bool woken_ = false;     // guarded by mu_
   std::thread thread_;
 };
 

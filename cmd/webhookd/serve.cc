@@ -8,9 +8,10 @@
 // head, and its 128 handler threads run every other request (a worker's operations port:
 // one, one and 4); one thread waits for SIGTERM/SIGINT (blocked in every other thread)
 // and stops things in order; one thread stores the bootstrap admin key while the
-// database is not up yet; one thread purges what retention no longer keeps (server,
-// all). Name lookups run on short-lived threads: curl's for deliveries,
-// SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination URLs.
+// database is not up yet; one thread purges what retention no longer keeps and carries
+// out subjects' erasures (server, all). Name lookups run on short-lived threads: curl's
+// for deliveries, SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination
+// URLs.
 //
 // Descriptors: the soft open-file limit is raised to the hard one at start, and the
 // listener holds at most that many connections less a reserve for the database pools,
@@ -202,7 +203,7 @@ struct ApiPart {
 };
 
 ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing& tracing,
-                Metrics& metrics) {
+                Metrics& metrics, Purger* purger) {
   // webhookd.publish() reads WEBHOOKD_EVENT_TYPES from the database (docs/catalog.md).
   auto mode = store.SetEventTypesMode(config.strict_event_types ? EventTypesMode::kStrict
                                                                 : EventTypesMode::kOpen);
@@ -219,10 +220,11 @@ ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing&
   options.strict_event_types = config.strict_event_types;
   options.spans = tracing.sink();
   options.sampler = tracing.sampler();
+  if (purger != nullptr) options.erasure_requested = [purger] { purger->Wake(); };
   ApiPart part;
-  part.rest =
-      std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store, store},
-                            resolver, options, &metrics);
+  part.rest = std::make_unique<Api>(
+      ApiStores{store, store, store, store, store, store, store, store, store}, resolver, options,
+      &metrics);
   part.auth = std::make_unique<Authenticator>(store);
   return part;
 }
@@ -416,20 +418,20 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     if (ensured) bootstrap_hash.reset();  // stored; otherwise retried in the background
   }
 
+  // Retention, subjects' erasures and the erasing of expired secrets, in the processes that
+  // serve the API (`server`, `all`): one thread, woken by the API when an erasure is asked for.
+  std::unique_ptr<Purger> purger;
+  if (api) {
+    purger = std::make_unique<Purger>(store, Purger::Options{config->retention}, &metrics, &store);
+    purger->Start();
+  }
+
   ApiPart rest;
-  if (api) rest = MakeApi(store, resolver, *config, tracing, metrics);
+  if (api) rest = MakeApi(store, resolver, *config, tracing, metrics, purger.get());
   auto listener = MakeListener(store, rest, *config, mode, open_files, metrics, gauges);
   if (!listener) {
     std::fprintf(stderr, "webhookd: %s\n", listener.error().message.c_str());
     return 1;
-  }
-
-  // Retention and the erasing of expired secrets, in the processes that serve the API
-  // (`server`, `all`): one thread.
-  std::unique_ptr<Purger> purger;
-  if (api) {
-    purger = std::make_unique<Purger>(store, Purger::Options{config->retention}, &metrics);
-    purger->Start();
   }
 
   std::atomic<bool> stopping{false};

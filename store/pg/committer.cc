@@ -1,5 +1,6 @@
 #include "store/pg/committer.h"
 
+#include "base/encoding.h"
 #include "store/pg/errors.h"
 #include "store/pg/exec.h"
 #include "store/pg/locks.h"
@@ -97,8 +98,18 @@ void GroupCommitter::CommitLoop() {
 
 void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
   ArrayLiteral types, payloads, key_hashes, tenants, ordering_keys, generations, traceparents,
-      tracestates;
+      tracestates, subject_lists;
   for (const Pending* p : group) {
+    if (p->event->subjects.empty()) {
+      subject_lists.AddNull();
+    } else {
+      std::string list = "[";
+      for (const std::string& s : p->event->subjects) {
+        if (list.size() > 1) list += ',';
+        AppendJsonString(list, s);
+      }
+      subject_lists.Add(std::string_view(list += ']'));
+    }
     traceparents.Add(p->event->traceparent);
     tracestates.Add(p->event->tracestate);
     generations.Add(p->event->catalog_generation);
@@ -129,7 +140,8 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                              .Set("catalog_generations", generations.Finish())
                              .Set("traceparents", traceparents.Finish())
                              .Set("tracestates", tracestates.Finish())
-                             .Set("wakeup_channel", kWakeupChannel));
+                             .Set("wakeup_channel", kWakeupChannel)
+                             .Set("subject_lists", subject_lists.Finish()));
     std::vector<IngestReceipt> receipts(group.size());
     std::vector<bool> refused(group.size(), false);
     std::vector<bool> stale(group.size(), false);
@@ -148,7 +160,8 @@ void GroupCommitter::CommitGroup(std::vector<Pending*>& group) {
                   ToTimestamp(row[2]),
                   {},
                   group[i]->event->tenant_id,
-                  group[i]->event->ordering_key};
+                  group[i]->event->ordering_key,
+                  group[i]->event->subjects};
       }
       if (!row[3].is_null()) {
         e.deliveries.push_back(NewDelivery(row[3].as<int64_t>(), e.id, row[4].as<int64_t>(),

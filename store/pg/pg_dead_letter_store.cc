@@ -53,6 +53,9 @@ Result<int64_t> PgDeadLetterStore::ReplayDeadLetter(int64_t id, const Scope& sco
     if (state[0][1].as<bool>()) {
       return Fail(ErrorKind::kConflict, "the destination of this dead letter was deleted");
     }
+    if (state[0][3].as<bool>()) {
+      return Fail(ErrorKind::kConflict, "the event of this dead letter was erased");
+    }
     return Fail(ErrorKind::kConflict, "the delivery of this dead letter is not dead-lettered");
   });
 }

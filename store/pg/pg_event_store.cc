@@ -5,6 +5,17 @@
 #include "store/pg/statements.h"
 
 namespace webhookd::pg {
+namespace {
+
+// An event's subjects as a text[] parameter, NULL for none.
+std::optional<std::string> SubjectsArray(const std::vector<std::string>& subjects) {
+  if (subjects.empty()) return std::nullopt;
+  ArrayLiteral array;
+  for (const std::string& s : subjects) array.Add(std::string_view(s));
+  return array.Finish();
+}
+
+}  // namespace
 
 bool PgEventStore::InsertEventLater(NewEvent& event, InsertDone& done) {
   if (event.destination_id || !committer_) return false;
@@ -33,11 +44,12 @@ Result<IngestReceipt> PgEventStore::InsertEvent(const NewEvent& event,
                              .Set("ordering_key", event.ordering_key)
                              .Set("catalog_generation", event.catalog_generation)
                              .Set("traceparent", event.traceparent)
-                             .Set("tracestate", event.tracestate));
+                             .Set("tracestate", event.tracestate)
+                             .Set("subjects", SubjectsArray(event.subjects)));
       if (ev.empty()) return CatalogChanged();
-      receipt.event =
-          Event{ev[0][0].as<int64_t>(), event.type,        event.payload, ToTimestamp(ev[0][1]), {},
-                event.tenant_id,        event.ordering_key};
+      receipt.event = Event{
+          ev[0][0].as<int64_t>(), event.type,         event.payload, ToTimestamp(ev[0][1]), {},
+          event.tenant_id,        event.ordering_key, event.subjects};
       if (key) {
         key_taken = !Exec(tx, sql::kTakeIdempotencyKey,
                           Params()
@@ -126,6 +138,19 @@ Result<Event> PgEventStore::GetEvent(int64_t id, const Scope& scope) {
 
 Result<Listing<Event>> PgEventStore::ListEvents(const EventFilter& filter, const Page& page,
                                                 const Scope& scope) {
+  if (filter.subject) {
+    return ListPage<Event>(pool_,
+                           NamedParams(sql::kListEventsOfSubject)
+                               .Set("subject", *filter.subject)
+                               .Set("before_id", page.before_id)
+                               .Set("type", filter.type)
+                               .Set("after", filter.after)
+                               .Set("before", filter.before)
+                               .Set("limit", page.limit + 1)
+                               .Set("tenant_id", filter.tenant_id)
+                               .Set("scope_tenant_id", scope.tenant_id),
+                           page, ToEvent);
+  }
   return ListPage<Event>(pool_,
                          NamedParams(sql::kListEvents)
                              .Set("before_id", page.before_id)

@@ -19,6 +19,7 @@ PgStore::PgStore(const std::string& url, Options options)
       delivery_queue_(worker_pool_, box_),
       operations_(pool_),
       retention_(pool_),
+      erasures_(pool_),
       secrets_(pool_, box_),
       tenants_(pool_),
       catalog_(pool_) {}

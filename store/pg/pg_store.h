@@ -10,6 +10,7 @@
 #include "store/pg/pg_delivery_queue.h"
 #include "store/pg/pg_delivery_reads.h"
 #include "store/pg/pg_destination_store.h"
+#include "store/pg/pg_erasure_store.h"
 #include "store/pg/pg_event_store.h"
 #include "store/pg/pg_key_store.h"
 #include "store/pg/pg_operations_store.h"
@@ -153,6 +154,16 @@ class PgStore final : public Store {
   Result<int64_t> PurgeExpired(Duration retention, int batch) override {
     return retention_.PurgeExpired(retention, batch);
   }
+  // ErasureStore
+  Result<Erasure> RequestErasure(const std::string& subject,
+                                 const std::optional<std::string>& tenant_id,
+                                 const Scope& scope) override {
+    return erasures_.RequestErasure(subject, tenant_id, scope);
+  }
+  Result<Erasure> GetErasure(int64_t id, const Scope& scope) override {
+    return erasures_.GetErasure(id, scope);
+  }
+  Result<int> RunErasures() override { return erasures_.RunErasures(); }
   // SecretStore
   Result<CredentialCensus> CountCredentials() override { return secrets_.CountCredentials(); }
   Result<int64_t> ReencryptCredentials() override { return secrets_.ReencryptCredentials(); }
@@ -201,6 +212,7 @@ class PgStore final : public Store {
   PgDeliveryQueue delivery_queue_;
   PgOperationsStore operations_;
   PgRetentionStore retention_;
+  PgErasureStore erasures_;
   PgSecretStore secrets_;
   PgTenantStore tenants_;
   PgCatalogStore catalog_;

@@ -72,9 +72,16 @@ Delivery ToDelivery(const pqxx::row& r) {
 }
 
 Event ToEvent(const pqxx::row& r) {
-  return Event{r[0].as<int64_t>(),    r[1].c_str(), std::string(r[2].c_str(), r[2].size()),
-               ToTimestamp(r[3]),     {},           ToOptionalString(r[4]),
-               ToOptionalString(r[5])};
+  Event e{r[0].as<int64_t>(),    r[1].c_str(), std::string(r[2].c_str(), r[2].size()),
+          ToTimestamp(r[3]),     {},           ToOptionalString(r[4]),
+          ToOptionalString(r[5])};
+  // array_to_json(subjects): a JSON array of strings, NULL for none.
+  if (!r[6].is_null()) {
+    for (const auto& s : nlohmann::json::parse(r[6].c_str()))
+      e.subjects.push_back(s.get<std::string>());
+  }
+  e.erased_at = ToOptionalTimestamp(r[7]);
+  return e;
 }
 
 DeadLetter ToDeadLetter(const pqxx::row& r) {

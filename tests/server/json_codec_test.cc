@@ -5,9 +5,11 @@
 #include <chrono>
 
 #include "core/signing.h"
+#include "core/validation.h"
 #include "server/admin_codec.h"
 #include "server/dead_letter_codec.h"
 #include "server/destination_codec.h"
+#include "server/erasure_codec.h"
 #include "server/event_codec.h"
 #include "server/event_type_codec.h"
 
@@ -227,6 +229,66 @@ TEST(JsonCodecTest, AnEventListKeepsEachPayloadsBytes) {
   const std::string text = EventListText(listing);
   EXPECT_NE(text.find(R"({"total": 1e400, "k": 1, "k": 2})"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("next_cursor":"evt_3")"), std::string::npos) << text;
+}
+
+TEST(JsonCodecTest, AnEventsSubjectsAreKeptOnceInOrderAndHeldToTheRule) {
+  auto event = ParseNewEvent(
+      R"({"type": "a.b", "payload": {}, "subjects": ["user:42", "email:ann@example.com", "user:42"]})");
+  ASSERT_TRUE(event) << event.error().message;
+  EXPECT_EQ(event->subjects, (std::vector<std::string>{"user:42", "email:ann@example.com"}));
+  EXPECT_TRUE(
+      ParseNewEvent(R"({"type": "a.b", "payload": {}, "subjects": null})")->subjects.empty());
+  std::string seventeen = R"({"type": "a.b", "payload": {}, "subjects": ["s0)";
+  for (int i = 1; i < 17; ++i) seventeen += R"(", "s)" + std::to_string(i);
+  seventeen += R"("]})";
+  for (const std::string& body :
+       {std::string(R"({"type": "a.b", "payload": {}, "subjects": "user:42"})"),
+        std::string(R"({"type": "a.b", "payload": {}, "subjects": [42]})"),
+        std::string(R"({"type": "a.b", "payload": {}, "subjects": [""]})"),
+        std::string(R"({"type": "a.b", "payload": {}, "subjects": ["a\u0000b"]})"),
+        std::string(R"({"type": "a.b", "payload": {}, "subjects": ["a\u0085b"]})"),
+        std::string(R"({"type": "a.b", "payload": {}, "subjects": [")") + std::string(257, 'x') +
+            R"("]})",
+        seventeen}) {
+    EXPECT_EQ(Errors(ParseNewEvent(body)),
+              (std::vector<std::string>{std::string("subjects: ") + kSubjectsRule}))
+        << body;
+  }
+}
+
+TEST(JsonCodecTest, AnErasureNamesItsIdStatusAndCountsNeverItsSubject) {
+  auto request = ParseErasureRequest(R"({"subject": "user:42", "tenant_id": "acme"})");
+  ASSERT_TRUE(request) << request.error().message;
+  EXPECT_EQ(request->subject, "user:42");
+  EXPECT_EQ(request->tenant_id, "acme");
+  EXPECT_FALSE(ParseErasureRequest(R"({"subject": ""})"));
+  EXPECT_FALSE(ParseErasureRequest(R"({"subject": "a", "tenant_id": "a b"})"));
+  EXPECT_FALSE(ParseErasureRequest(R"({})"));
+  EXPECT_FALSE(ParseErasureRequest(R"(["user:42"])"));
+  Erasure e;
+  e.id = 7;
+  e.status = ErasureStatus::kDone;
+  e.events = 3;
+  e.cancelled_deliveries = 1;
+  e.finished_at = e.created_at;
+  const Json json = ErasureJson(e);
+  EXPECT_EQ(json["id"], "era_7");
+  EXPECT_EQ(json["status"], "done");
+  EXPECT_EQ(json["events"], 3);
+  EXPECT_EQ(json["cancelled_deliveries"], 1);
+  EXPECT_TRUE(json["tenant_id"].is_null());
+}
+
+TEST(JsonCodecTest, AnErasedEventShowsANullPayload) {
+  Event e;
+  e.id = 3;
+  e.type = "user.updated";
+  e.subjects = {"order:7"};
+  e.erased_at = e.created_at;
+  const Json json = Json::parse(EventText(e, /*with_deliveries=*/false));
+  EXPECT_TRUE(json["payload"].is_null());
+  EXPECT_TRUE(json["erased_at"].is_string());
+  EXPECT_EQ(json["subjects"], Json::array({"order:7"}));
 }
 
 }  // namespace

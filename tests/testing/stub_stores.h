@@ -47,6 +47,7 @@ class StubApiStores final : public DestinationStore,
                             public OperationsStore,
                             public TenantStore,
                             public CatalogStore,
+                            public ErasureStore,
                             public CallCounter {
  public:
   std::function<Result<Destination>(const Destination&)> on_create_destination;
@@ -54,7 +55,18 @@ class StubApiStores final : public DestinationStore,
   std::function<Result<IngestReceipt>(const NewEvent&, const std::optional<IdempotencyKey>&)>
       on_insert_event;
 
-  ApiStores stores() { return ApiStores{*this, *this, *this, *this, *this, keys, *this, *this}; }
+  // ErasureStore
+  Result<Erasure> RequestErasure(const std::string&, const std::optional<std::string>&,
+                                 const Scope&) override {
+    ++calls;
+    return No();
+  }
+  Result<Erasure> GetErasure(int64_t, const Scope&) override { return No(); }
+  Result<int> RunErasures() override { return No(); }
+
+  ApiStores stores() {
+    return ApiStores{*this, *this, *this, *this, *this, keys, *this, *this, *this};
+  }
   StubKeyStore keys;
 
   Result<Destination> CreateDestination(const Destination& d, int) override {

@@ -11,7 +11,7 @@
 -- (the baseline grants it; a role webhookd did not make never got it, or lost it). A new
 -- signature is a new function: drop the old one in a migration, and change the grant's
 -- signature here.
-CREATE OR REPLACE FUNCTION webhookd.publish(type text, payload text, tenant_id text DEFAULT NULL::text, destination_id text DEFAULT NULL::text, idempotency_key text DEFAULT NULL::text, ordering_key text DEFAULT NULL::text, traceparent text DEFAULT NULL::text, tracestate text DEFAULT NULL::text)
+CREATE OR REPLACE FUNCTION webhookd.publish(type text, payload text, tenant_id text DEFAULT NULL::text, destination_id text DEFAULT NULL::text, idempotency_key text DEFAULT NULL::text, ordering_key text DEFAULT NULL::text, traceparent text DEFAULT NULL::text, tracestate text DEFAULT NULL::text, subjects text[] DEFAULT NULL::text[])
  RETURNS text
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -28,6 +28,7 @@ DECLARE
   v_deliveries int;
   v_traceparent text := valid_traceparent(publish.traceparent);
   v_tracestate text;
+  v_subjects text[];
 BEGIN
   -- A tracestate goes with a valid traceparent only, and only as a printable list of at
   -- most 512 bytes; an invalid context is ignored (a fresh trace), never refused.
@@ -36,13 +37,20 @@ BEGIN
     v_tracestate := nullif(btrim(publish.tracestate, E' \t'), '');
   END IF;
   v_target := publish_arguments(v_type, payload, v_tenant, publish.destination_id,
-                                idempotency_key, publish.ordering_key);
+                                idempotency_key, publish.ordering_key, publish.subjects);
+  -- Each subject once, in the order first given; none is NULL, as an empty list.
+  v_subjects := nullif(ARRAY(SELECT s FROM unnest(publish.subjects) WITH ORDINALITY u(s, n)
+                              GROUP BY s ORDER BY min(n)), '{}');
 
   IF idempotency_key IS NOT NULL THEN
-    -- The call's arguments stand for the request body.
+    -- The call's arguments stand for the request body (the subjects only when given,
+    -- so a call without them hashes as it did before they existed).
     v_hash := encode(sha256(convert_to(
-      json_build_array('sql', v_type, payload, v_tenant, publish.destination_id,
-                       publish.ordering_key)::text, 'UTF8')),
+      CASE WHEN v_subjects IS NULL
+           THEN json_build_array('sql', v_type, payload, v_tenant, publish.destination_id,
+                                 publish.ordering_key)
+           ELSE json_build_array('sql', v_type, payload, v_tenant, publish.destination_id,
+                                 publish.ordering_key, v_subjects) END::text, 'UTF8')),
       'hex');
     -- Waits for a concurrent holder of the same key, as the API does.
     -- Keys are the event's tenant's: two tenants' producers cannot collide.
@@ -63,9 +71,10 @@ BEGIN
     END IF;
   END IF;
 
-  INSERT INTO events (type, payload, tenant_id, ordering_key, traceparent, tracestate)
+  INSERT INTO events (type, payload, tenant_id, ordering_key, traceparent, tracestate,
+                      subjects)
   VALUES (v_type, payload, v_tenant, publish.ordering_key,
-          coalesce(v_traceparent, new_traceparent()), v_tracestate)
+          coalesce(v_traceparent, new_traceparent()), v_tracestate, v_subjects)
   RETURNING id INTO v_event;
   IF idempotency_key IS NOT NULL THEN
     UPDATE idempotency_keys k SET event_id = v_event
@@ -95,14 +104,14 @@ BEGIN
 END
 $function$;
 
-REVOKE ALL ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text, text[]) FROM PUBLIC;
 
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'webhookd_publisher'
                 AND shobj_description(r.oid, 'pg_authid') = 'webhookd publisher role')
      AND has_schema_privilege('webhookd_publisher', 'webhookd', 'USAGE') THEN
-    GRANT EXECUTE ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text)
+    GRANT EXECUTE ON FUNCTION webhookd.publish(text, text, text, text, text, text, text, text, text[])
       TO webhookd_publisher;
   END IF;
 END

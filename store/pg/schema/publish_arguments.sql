@@ -1,7 +1,7 @@
 -- publish()'s arguments checked as POST /v1/events checks a body, with the same messages,
 -- raised with SQLSTATE 22023 as "<field>: <message>" (publish.sql). Returns the id of the
 -- destination the event names, or NULL when it names none.
-CREATE OR REPLACE FUNCTION webhookd.publish_arguments(type text, payload text, tenant_id text, destination_id text, idempotency_key text, ordering_key text)
+CREATE OR REPLACE FUNCTION webhookd.publish_arguments(type text, payload text, tenant_id text, destination_id text, idempotency_key text, ordering_key text, subjects text[])
  RETURNS bigint
  LANGUAGE plpgsql
  STABLE
@@ -60,6 +60,10 @@ BEGIN
     RAISE EXCEPTION 'ordering_key: must be 1-255 characters without control characters'
       USING ERRCODE = '22023';
   END IF;
+  IF subjects_problem(publish_arguments.subjects) IS NOT NULL THEN
+    RAISE EXCEPTION 'subjects: %', subjects_problem(publish_arguments.subjects)
+      USING ERRCODE = '22023';
+  END IF;
   IF idempotency_key IS NOT NULL AND idempotency_key !~ '^[!-~]{1,255}$' THEN
     RAISE EXCEPTION 'Idempotency-Key: must be 1-255 visible ASCII characters'
       USING ERRCODE = '22023';
@@ -85,4 +89,4 @@ BEGIN
 END
 $function$;
 
-REVOKE ALL ON FUNCTION webhookd.publish_arguments(text, text, text, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION webhookd.publish_arguments(text, text, text, text, text, text, text[]) FROM PUBLIC;

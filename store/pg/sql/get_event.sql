@@ -1,3 +1,5 @@
 -- $2: the caller's tenant (NULL: any).
-SELECT id, type, payload, created_at, tenant_id, ordering_key FROM events
+SELECT id, type, payload, created_at, tenant_id, ordering_key, array_to_json(subjects)::text,
+       erased_at
+  FROM events
  WHERE id = $1 AND ($2::text IS NULL OR tenant_id = $2)

@@ -8,7 +8,9 @@
 -- (0: unchecked); a row checked against an older catalog is not ingested and comes back
 -- `stale`, for its caller to check again. $7, $8: each row's trace context (NULL
 -- traceparent: a fresh trace). $9: the wake-up channel (kWakeupChannel), notified in the
--- statement itself when it made a delivery, which spares the group a round trip.
+-- statement itself when it made a delivery, which spares the group a round trip. $10:
+-- each row's subjects as a JSON array of strings (NULL: none), as a text[] cannot hold
+-- lists of different lengths.
 -- The event type keys are computed once per distinct type of the group, not per row,
 -- and the sequence is named once per statement, not per row.
 -- The parameters, bound by name (NamedParams), $1 to $8 one element per row:
@@ -21,18 +23,19 @@
 -- @param $7 traceparents
 -- @param $8 tracestates
 -- @param $9 wakeup_channel
+-- @param $10 subject_lists
 WITH input AS (
   SELECT t.type, t.payload, t.key_hash, t.tenant_id, t.ordering_key, t.generation,
-         t.traceparent, t.tracestate, t.ord
+         t.traceparent, t.tracestate, t.subject_list, t.ord
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
-                $7::text[], $8::text[])
+                $7::text[], $8::text[], $10::text[])
          WITH ORDINALITY AS t(type, payload, key_hash, tenant_id, ordering_key, generation,
-                              traceparent, tracestate, ord)),
+                              traceparent, tracestate, subject_list, ord)),
 catalog AS (SELECT generation FROM event_catalog),
 kinds AS MATERIALIZED (
   SELECT d.type, event_type_keys(d.type) AS keys FROM (SELECT DISTINCT type FROM input) d),
 ids AS (
-  SELECT ord, type, payload, tenant_id, ordering_key, traceparent, tracestate,
+  SELECT ord, type, payload, tenant_id, ordering_key, traceparent, tracestate, subject_list,
          (SELECT k.keys FROM kinds k WHERE k.type = x.type) AS keys,
          nextval((SELECT pg_get_serial_sequence('events', 'id'))) AS id
     FROM input x
@@ -43,10 +46,13 @@ ids AS (
                     AND (k.expires_at IS NULL OR k.expires_at > now())
                     AND k.role IN ('publisher', 'admin')))),
 ev AS (
-  INSERT INTO events (id, type, payload, tenant_id, ordering_key, traceparent, tracestate)
+  INSERT INTO events (id, type, payload, tenant_id, ordering_key, traceparent, tracestate,
+                      subjects)
     OVERRIDING SYSTEM VALUE
   SELECT id, type, payload, tenant_id, ordering_key, coalesce(traceparent, new_traceparent()),
-         tracestate
+         tracestate,
+         CASE WHEN subject_list IS NOT NULL
+              THEN ARRAY(SELECT json_array_elements_text(subject_list::json)) END
     FROM ids ORDER BY ord RETURNING id),
 dl AS (
   INSERT INTO deliveries (event_id, destination_id, tenant_id, ordering_key)

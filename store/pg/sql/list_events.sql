@@ -6,7 +6,9 @@
 -- @param $5 limit
 -- @param $6 tenant_id the tenant_id filter
 -- @param $7 scope_tenant_id the caller's tenant
-SELECT id, type, payload, created_at, tenant_id, ordering_key FROM events
+SELECT id, type, payload, created_at, tenant_id, ordering_key, array_to_json(subjects)::text,
+       erased_at
+  FROM events
  WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR type = $2)
    AND ($3::timestamptz IS NULL OR created_at >= $3)
    AND ($4::timestamptz IS NULL OR created_at < $4)

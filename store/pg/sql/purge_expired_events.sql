@@ -1,5 +1,6 @@
 -- Up to $2 events older than $1 microseconds whose deliveries are all terminal, deleted
--- with their deliveries, attempts, dead letters and idempotency keys in one statement.
+-- with their deliveries, attempts, dead letters, idempotency keys and subjects' index
+-- entries in one statement.
 -- A delivery replayed meanwhile (dead_lettered → pending after this statement's snapshot)
 -- is not deleted: its DELETE waits for the replay and then finds it no longer terminal. Its
 -- event then stays too, with its idempotency key: an event goes only when every delivery
@@ -36,7 +37,12 @@ events_gone AS (
   DELETE FROM events e
    USING doomed LEFT JOIN gone_per_event g ON g.event_id = doomed.id
    WHERE e.id = doomed.id AND doomed.deliveries = coalesce(g.deliveries, 0)
-  RETURNING e.id, e.created_at),
+  RETURNING e.id, e.created_at, e.subjects, e.tenant_id),
+-- Each subject's index entry, found by its key.
+subjects_gone AS (
+  DELETE FROM event_subjects s USING events_gone g, unnest(g.subjects) n(subject)
+   WHERE s.subject_hash = sha256(convert_to(n.subject, 'UTF8'))
+     AND s.tenant_scope = coalesce(g.tenant_id, '') AND s.event_id = g.id),
 keys_gone AS (
   DELETE FROM idempotency_keys k USING events_gone g
    WHERE k.created_at = g.created_at AND k.event_id = g.id)

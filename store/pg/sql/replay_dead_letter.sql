@@ -1,5 +1,6 @@
 -- A replay restarts the schedule (cycle_attempts = 0) but keeps attempt_count, so the
--- attempt log counts on. A dead letter of a deleted destination is not replayed.
+-- attempt log counts on. A dead letter of a deleted destination is not replayed, nor one of
+-- an erased event (run_erasure.sql).
 -- $2: the caller's tenant (NULL: any).
 WITH dl AS (
   UPDATE dead_letters x SET replayed_at = now()
@@ -7,6 +8,7 @@ WITH dl AS (
      AND ($2::text IS NULL OR x.tenant_id = $2)
      AND EXISTS (SELECT 1 FROM destinations t
                   WHERE t.id = x.destination_id AND t.deleted_at IS NULL)
+     AND NOT EXISTS (SELECT 1 FROM events v WHERE v.id = x.event_id AND v.erased_at IS NOT NULL)
   RETURNING delivery_id),
 r AS (
   UPDATE deliveries d

@@ -19,6 +19,8 @@ WITH dl AS (
         AND ($6::text IS NULL OR tenant_id = $6) AND ($7::text IS NULL OR tenant_id = $7)
         AND EXISTS (SELECT 1 FROM destinations t
                      WHERE t.id = dead_letters.destination_id AND t.deleted_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM events v
+                         WHERE v.id = dead_letters.event_id AND v.erased_at IS NOT NULL)
       ORDER BY id LIMIT $5
         FOR UPDATE SKIP LOCKED)
   RETURNING delivery_id),

@@ -9,6 +9,7 @@ import { indent, rawMember } from '../json_text.js';
 import {
   card, filterForm, idLink, lastAnswer, pageHeader, pagedTable, queryOf,
 } from './common.js';
+import { eraseSubjectButton } from './erasure.js';
 
 const timeFilter = {
   type: 'datetime-local',
@@ -18,6 +19,7 @@ const timeFilter = {
 
 export function renderList(ctx) {
   const fields = [
+    { name: 'subject', label: 'Subject', placeholder: 'user:42' },
     { name: 'type', label: 'Type', placeholder: 'order.created' },
     ctx.role === 'tenant' ? null : { name: 'tenant_id', label: 'Tenant', placeholder: 'any tenant' },
     { name: 'after', label: 'After', ...timeFilter },
@@ -25,22 +27,33 @@ export function renderList(ctx) {
   ].filter(Boolean);
   const query = queryOf(ctx, fields.map((f) => f.name));
   const filtered = Object.keys(query).length > 0;
+  const listHolder = h('div');
+  const notices = h('div', { 'aria-live': 'polite' });
+  let empty = ['No events yet', 'Events appear here once a producer publishes one.'];
+  if (query.subject) empty = ['No events name this subject', 'None was published with it, or it was erased.'];
+  else if (filtered) empty = ['No events match', 'Try a wider time range or another type.'];
+
+  const showList = () => replace(listHolder, pagedTable(ctx, {
+    label: 'Events',
+    columns: [
+      { label: 'Event', cell: (e) => idLink('events', e.id) },
+      { label: 'Type', cell: (e) => h('span', { class: 'mono' }, show(e.type)) },
+      ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (e) => show(e.tenant_id) },
+      { label: 'Created', cell: (e) => time(e.created_at) },
+    ].filter(Boolean),
+    empty,
+    load: (cursor) => api.get('/v1/events', { ...query, cursor, limit: 50 }, { signal: ctx.signal }),
+  }));
+
+  showList();
   return h('section', null,
-    pageHeader('Events', { subtitle: 'What producers published, newest first. Times are in your time zone.' }),
+    pageHeader('Events', {
+      subtitle: 'What producers published, newest first. Times are in your time zone.',
+      actions: query.subject ? [eraseSubjectButton(ctx, query, notices, showList)] : [],
+    }),
     filterForm(ctx, '/events', fields),
-    pagedTable(ctx, {
-      label: 'Events',
-      columns: [
-        { label: 'Event', cell: (e) => idLink('events', e.id) },
-        { label: 'Type', cell: (e) => h('span', { class: 'mono' }, show(e.type)) },
-        ctx.role === 'tenant' ? null : { label: 'Tenant', cell: (e) => show(e.tenant_id) },
-        { label: 'Created', cell: (e) => time(e.created_at) },
-      ].filter(Boolean),
-      empty: filtered
-        ? ['No events match', 'Try a wider time range or another type.']
-        : ['No events yet', 'Events appear here once a producer publishes one.'],
-      load: (cursor) => api.get('/v1/events', { ...query, cursor, limit: 50 }, { signal: ctx.signal }),
-    }));
+    notices,
+    listHolder);
 }
 
 export function renderDetail(ctx) {
@@ -86,6 +99,14 @@ function payloadView(text) {
     pre);
 }
 
+// Who the event is about, each subject as text (a subject is any string a producer sent).
+function subjectsView(subjects) {
+  const list = Array.isArray(subjects) ? subjects.filter((s) => typeof s === 'string') : [];
+  if (!list.length) return show(null);
+  return h('ul', { class: 'subjects', id: 'event-subjects' },
+    list.map((s) => h('li', { class: 'mono' }, s)));
+}
+
 function detailBody(e, text) {
   const deliveries = Array.isArray(e.deliveries) ? e.deliveries : [];
   const deliveryColumns = [
@@ -103,8 +124,12 @@ function detailBody(e, text) {
       ['Type', h('span', { class: 'mono' }, show(e.type))],
       ['Tenant', show(e.tenant_id)],
       ['Created', time(e.created_at)],
+      ['Subjects', subjectsView(e.subjects)],
+      e.erased_at ? ['Erased', time(e.erased_at)] : null,
     ])),
-    card('Payload', payloadView(text)),
+    card('Payload', e.erased_at
+      ? h('p', { class: 'erased', id: 'payload-erased' }, 'Payload erased at ', time(e.erased_at))
+      : payloadView(text)),
     card('Deliveries', deliveries.length
       ? table(deliveryColumns, deliveries, { 'aria-label': 'Deliveries of this event' })
       : emptyState('No deliveries', 'No enabled destination subscribed to this event when it arrived.')),

@@ -128,7 +128,8 @@ export function filterForm(ctx, basePath, fields) {
     event.preventDefault();
     const params = new URLSearchParams();
     for (const f of fields) {
-      const raw = inputs[f.name].value.trim();
+      // `exact` fields (a subject, compared byte for byte) keep their spaces.
+      const raw = f.exact ? inputs[f.name].value : inputs[f.name].value.trim();
       const value = f.toQuery ? f.toQuery(raw) : raw;
       if (value) params.set(f.name, value);
     }

@@ -19,7 +19,7 @@ const timeFilter = {
 
 export function renderList(ctx) {
   const fields = [
-    { name: 'subject', label: 'Subject', placeholder: 'user:42' },
+    { name: 'subject', label: 'Subject', placeholder: 'user:42', exact: true },
     { name: 'type', label: 'Type', placeholder: 'order.created' },
     ctx.role === 'tenant' ? null : { name: 'tenant_id', label: 'Tenant', placeholder: 'any tenant' },
     { name: 'after', label: 'After', ...timeFilter },

@@ -1071,6 +1071,221 @@ test('a tenant portal link shows that tenant only', async (t) => {
   assertNoProblems();
 });
 
+// ---- subjects: finding and erasing ----
+
+const UNFINISHED = ['pending', 'in_flight'];
+
+// How many deliveries of these events are not finished yet.
+async function unfinishedDeliveries(eventIds) {
+  let n = 0;
+  for (const id of eventIds) {
+    const r = await api('GET', `/v1/events/${encodeURIComponent(id)}`);
+    assert.equal(r.status, 200, r.text);
+    n += (r.json.deliveries || []).filter((d) => UNFINISHED.includes(d.status)).length;
+  }
+  return n;
+}
+
+async function publishNamed(fields) {
+  const r = await api('POST', '/v1/events', { type: 'gdpr.profile', ...fields });
+  assert.equal(r.status, 202, r.text);
+  return r.json.id;
+}
+
+async function searchSubject(p, subject, rows) {
+  await p.locator('#filter-subject').fill(subject);
+  await p.getByRole('button', { name: 'Apply' }).click();
+  await p.waitForURL(/subject=/);
+  // The unfiltered list held more rows: wait for it to be replaced.
+  await p.waitForFunction((n) => document.querySelectorAll('main tbody tr').length === n, rows);
+}
+
+// Watches the page's erasure requests, to tell that a cancelled dialog sent none.
+function erasuresSent(p) {
+  const sent = [];
+  p.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/v1/subjects/erase')) sent.push(r.postDataJSON());
+  });
+  return sent;
+}
+
+async function confirmErasure(p, subject) {
+  const dialog = p.locator('dialog[open]');
+  const erase = dialog.getByRole('button', { name: 'Erase', exact: true });
+  assert.equal(await erase.isDisabled(), true, 'Erase waits for the subject typed again');
+  await dialog.locator('#erase-confirm-subject').fill(`${subject} `);
+  assert.equal(await erase.isDisabled(), true, 'a subject that differs does not confirm');
+  await dialog.locator('#erase-confirm-subject').fill(subject);
+  await erase.click();
+}
+
+test('an admin finds the events naming a subject and erases them', async () => {
+  const n = Date.now();
+  // Markup in a subject must show as text.
+  const subject = `user:<b>${n}</b>`;
+  const tenant = `gdpr-${n}`;
+  const ok = await api('POST', '/v1/destinations', {
+    url: `${receiverBase}/ok`, description: 'Profiles', event_types: ['gdpr.unused'],
+  });
+  assert.equal(ok.status, 201, ok.text);
+  const tenantOk = await api('POST', '/v1/destinations', {
+    url: `${receiverBase}/ok`, description: 'Profiles of a tenant', event_types: ['gdpr.unused'], tenant_id: tenant,
+  });
+  assert.equal(tenantOk.status, 201, tenantOk.text);
+  // A fifo destination blocked by a dead letter: the next delivery of the key stays
+  // pending, for the erasure to cancel.
+  const fifo = await api('POST', '/v1/destinations', {
+    url: `${receiverBase}/down`, description: 'Blocked (fifo)', event_types: ['gdpr.unused'],
+    ordering: 'fifo', on_dead_letter: 'block',
+  });
+  assert.equal(fifo.status, 201, fifo.text);
+  await publishNamed({ payload: { n: 0 }, ordering_key: 'k', destination_id: fifo.json.id });
+  await eventually('the fifo key to be blocked by a dead letter', async () => {
+    const r = await api('GET', `/v1/admin/dead-letters?destination_id=${encodeURIComponent(fifo.json.id)}`);
+    return r.status === 200 && r.json.data.length === 1;
+  });
+
+  const named = [
+    await publishNamed({ payload: { email: 'ann@example.com' }, subjects: [subject], destination_id: ok.json.id }),
+    await publishNamed({
+      payload: { email: 'ann@acme.example' }, subjects: [subject, 'user:other'], tenant_id: tenant,
+      destination_id: tenantOk.json.id,
+    }),
+    await publishNamed({ payload: { email: 'ann@fifo.example' }, subjects: [subject], ordering_key: 'k', destination_id: fifo.json.id }),
+  ];
+  const unnamed = await publishNamed({ payload: { n: 1 }, subjects: ['user:other'], destination_id: ok.json.id });
+  await eventually('only the blocked delivery to be unfinished', async () =>
+    (await unfinishedDeliveries([...named, unnamed])) === 1);
+
+  await visit(page, '#/events');
+  await searchSubject(page, subject, 3);
+  for (const id of named) await page.getByRole('link', { name: id, exact: true }).waitFor();
+  assert.equal(await page.getByRole('link', { name: unnamed, exact: true }).count(), 0);
+  await shot(page, '30-events-of-a-subject');
+
+  // The event's subjects, as text.
+  await page.getByRole('link', { name: named[1], exact: true }).click();
+  const subjects = page.locator('#event-subjects li');
+  await subjects.first().waitFor();
+  assert.deepEqual(await subjects.allTextContents(), [subject, 'user:other']);
+  assert.equal(await page.locator('#event-subjects b').count(), 0, 'no markup from a subject');
+
+  // Filtered to a tenant, the erasure stays in it; Cancel sends nothing.
+  const sent = erasuresSent(page);
+  await visit(page, `#/events?subject=${encodeURIComponent(subject)}&tenant_id=${tenant}`);
+  await page.getByRole('link', { name: named[1], exact: true }).waitFor();
+  await page.locator('#erase-subject').click();
+  const dialog = page.locator('dialog[open]');
+  await dialog.getByRole('heading', { name: `Erase everything about "${subject}"?` }).waitFor();
+  assert.match(await dialog.locator('#erase-confirm-message').textContent(), /^This erases the payload of 1 event,/);
+  assert.match(await dialog.locator('#erase-confirm-scope').textContent(), new RegExp(`within tenant "${tenant}" only`));
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+
+  await visit(page, `#/events?subject=${encodeURIComponent(subject)}`);
+  await page.locator('main tbody tr').nth(2).waitFor();
+  await page.locator('#erase-subject').click();
+  await dialog.getByRole('heading', { name: `Erase everything about "${subject}"?` }).waitFor();
+  assert.equal(await dialog.locator('#erase-confirm-message').textContent(),
+    'This erases the payloads of 3 events, the receivers\' answers stored with them, and cancels their unfinished deliveries. It cannot be undone.');
+  assert.match(await dialog.locator('#erase-confirm-scope').textContent(), /across every tenant/);
+  await shot(page, '31-erase-subject-confirm');
+  assert.deepEqual(sent, [], 'nothing was erased before the confirmation');
+  await confirmErasure(page, subject);
+  await page.locator('#erase-result').getByText('Erased 3 events; cancelled 1 delivery.', { exact: true }).waitFor();
+  assert.deepEqual(sent, [{ subject }]);
+  await page.getByText('No events name this subject').waitFor();
+  await shot(page, '32-subject-erased');
+
+  for (const id of named) {
+    const r = await api('GET', `/v1/events/${encodeURIComponent(id)}`);
+    assert.equal(r.json.payload, null, 'the payload is erased');
+    assert.ok(r.json.erased_at);
+  }
+  const blocked = await api('GET', `/v1/events/${encodeURIComponent(named[2])}`);
+  assert.deepEqual(blocked.json.deliveries.map((d) => [d.status, d.last_error]), [['cancelled', 'erased']]);
+  const kept = await api('GET', `/v1/events/${encodeURIComponent(unnamed)}`);
+  assert.deepEqual(kept.json.payload, { n: 1 }, 'an event not naming the subject is untouched');
+
+  await visit(page, `#/events/${encodeURIComponent(named[1])}`);
+  await page.locator('#payload-erased').waitFor();
+  assert.match(await page.locator('#payload-erased').textContent(), /^Payload erased at \S/);
+  assert.equal(await page.locator('#payload').count(), 0);
+  assert.deepEqual(await page.locator('#event-subjects li').allTextContents(), ['user:other']);
+  await shot(page, '33-event-erased');
+
+  await visit(page, `#/events?subject=${encodeURIComponent(subject)}`);
+  await page.getByText('No events name this subject').waitFor();
+  assertNoProblems();
+});
+
+test('a tenant portal finds and erases a subject within its own tenant', async (t) => {
+  const n = Date.now();
+  const tenant = `gdpr-portal-${n}`;
+  const subject = `email:ann-${n}@example.com`;
+  const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });
+  if (link.status === 404 || link.status === 405) {
+    t.skip('no portal-links route');
+    return;
+  }
+  assert.equal(link.status, 201, link.text);
+  const destinationOf = async (tenantId) => {
+    const r = await api('POST', '/v1/destinations', {
+      url: `${receiverBase}/ok`, description: `Profiles of ${tenantId}`, event_types: ['gdpr.unused'], tenant_id: tenantId,
+    });
+    assert.equal(r.status, 201, r.text);
+    return r.json.id;
+  };
+  const mineDst = await destinationOf(tenant);
+  const otherDst = await destinationOf(`${tenant}-other`);
+  const mine = [
+    await publishNamed({ payload: { v: 1 }, subjects: [subject], tenant_id: tenant, destination_id: mineDst }),
+    await publishNamed({ payload: { v: 2 }, subjects: [subject], tenant_id: tenant, destination_id: mineDst }),
+  ];
+  const unnamed = await publishNamed({ payload: { v: 0 }, tenant_id: tenant, destination_id: mineDst });
+  const others = await publishNamed({
+    payload: { v: 3 }, subjects: [subject], tenant_id: `${tenant}-other`, destination_id: otherDst,
+  });
+  await eventually('the deliveries to finish', async () =>
+    (await unfinishedDeliveries([...mine, unnamed, others])) === 0);
+
+  const portal = await newPage('portal-erase');
+  await portal.goto(`${BASE}/ui/${new URL(link.json.url).hash}`);
+  await portal.locator('#link-continue').click();
+  await portal.locator('#session .role', { hasText: 'Tenant portal' }).waitFor();
+  await visit(portal, '#/events');
+  await portal.locator('main tbody tr').nth(2).waitFor();
+  await searchSubject(portal, subject, 2);
+  for (const id of mine) await portal.getByRole('link', { name: id, exact: true }).waitFor();
+  assert.equal(await portal.getByRole('link', { name: unnamed, exact: true }).count(), 0);
+  assert.equal(await portal.getByRole('link', { name: others, exact: true }).count(), 0,
+    'another tenant\'s event is not found');
+
+  const sent = erasuresSent(portal);
+  await portal.locator('#erase-subject').click();
+  const dialog = portal.locator('dialog[open]');
+  await dialog.getByRole('heading', { name: `Erase everything about "${subject}"?` }).waitFor();
+  assert.match(await dialog.locator('#erase-confirm-message').textContent(), /^This erases the payloads of 2 events,/);
+  assert.match(await dialog.locator('#erase-confirm-scope').textContent(), /within your tenant/);
+  await shot(portal, '34-portal-erase-confirm');
+  await confirmErasure(portal, subject);
+  await portal.locator('#erase-result').getByText('Erased 2 events; cancelled 0 deliveries.', { exact: true }).waitFor();
+  assert.deepEqual(sent, [{ subject }]);
+  await portal.getByText('No events name this subject').waitFor();
+
+  await visit(portal, `#/events/${encodeURIComponent(mine[0])}`);
+  await portal.locator('#payload-erased').waitFor();
+  assert.equal(await portal.locator('#payload').count(), 0);
+  await visit(portal, `#/events?subject=${encodeURIComponent(subject)}`);
+  await portal.getByText('No events name this subject').waitFor();
+  await portal.context().close();
+
+  const kept = await api('GET', `/v1/events/${encodeURIComponent(others)}`);
+  assert.deepEqual([kept.json.payload, kept.json.subjects, kept.json.erased_at], [{ v: 3 }, [subject], null],
+    'another tenant\'s event naming the same subject is untouched');
+  assertNoProblems();
+});
+
 test('a tenant portal reads the catalog and changes nothing', async (t) => {
   const link = await api('POST', '/v1/admin/tenants/catalog-reader/portal-links', { ttl: '1h' });
   if (link.status === 404 || link.status === 405) {

@@ -44,7 +44,7 @@ SIZES = """
   N deliveries   200,000     50,000
   backlog        1,000,000   200,000
   platform       10,000,000  2,000,000 deliveries
-  history        10,000,000  100,000 events
+  history        2,000,000   100,000 events
 """
 
 TRAILER = """\

@@ -14,7 +14,7 @@ from harness.stats import median, spread
 
 HELP = """\
   erase_subject_ms        in a history of N events (BENCH_HISTORY_EVENTS, default
-                          10,000,000; --quick 100,000) of the last 29 days, each with one
+                          2,000,000; --quick 100,000) of the last 29 days, each with one
                           succeeded delivery and one attempt, about 1 % naming a subject
                           (bench/sql/history.sql), `webhookd server`: from POST
                           /v1/subjects/erase to GET /v1/erasures/{id} answering "done"
@@ -51,7 +51,7 @@ PURGED_TABLES = "events, deliveries, attempts, event_subjects"
 
 
 def history_events(b) -> int:
-    n = int(os.environ.get("BENCH_HISTORY_EVENTS", 100000 if b.cfg.quick else 10000000))
+    n = int(os.environ.get("BENCH_HISTORY_EVENTS", 100000 if b.cfg.quick else 2000000))
     if n < 10000 or n % 100:
         die(f"BENCH_HISTORY_EVENTS={n}: a multiple of 100, at least 10,000")
     return n

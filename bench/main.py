@@ -16,19 +16,19 @@ from harness.config import Config  # noqa: E402
 from harness.env import environment, load_avg  # noqa: E402
 from harness.log import BenchError, log  # noqa: E402
 from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, full,  # noqa: E402
-                       ha, ingest, peer, platform, protection, proxy, receivers, soak,
-                       sustained, tracing)
+                       ha, ingest, peer, platform, privacy, protection, proxy, receivers,
+                       soak, sustained, tracing)
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
-        "delivery": delivery, "peer": peer, "costs": costs}
+        "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
 Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
        (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
-        peer, costs; --profile DIR goes with --only costs)
+        peer, costs, privacy; --profile DIR goes with --only costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -44,6 +44,7 @@ SIZES = """
   N deliveries   200,000     50,000
   backlog        1,000,000   200,000
   platform       10,000,000  2,000,000 deliveries
+  history        2,000,000   100,000 events
 """
 
 TRAILER = """\
@@ -64,18 +65,20 @@ reports its rate so far); every process started is killed at exit.
 Environment: WEBHOOKD_SKIP_APT skips the package check; BENCH_LOAD_SECONDS,
 BENCH_DELIVERIES, BENCH_BACKLOG, BENCH_PLATFORM_EVENTS (events of the platform case,
 five deliveries each), BENCH_STEP_SECONDS (a sustained step) and BENCH_COST_EVENTS (the
-costs case's N, default 20,000) override the sizes (for trying the program out).
+costs case's N, default 20,000), BENCH_HISTORY_EVENTS (the privacy case's history) and
+BENCH_PURGE_EVENTS (its purged day, default 100,000) override the sizes (for trying the
+program out).
 """
 
 # The figures' help, each scenario's own, in the report's order.
 HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protection, fifo, proxy,
-              receivers, fairness, tracing, platform, costs]
+              receivers, fairness, tracing, platform, costs, privacy]
 
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
     only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
-                                      costs))
+                                      costs, privacy))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 

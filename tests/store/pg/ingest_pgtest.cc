@@ -199,7 +199,7 @@ TEST(FanOutPlanTest, BothFanOutsProbeTheTenantIndexWithAGenericPlan) {
   EXPECT_THAT(single, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << single;
   const std::string grouped = plan(
       "EXPLAIN EXECUTE grouped('{order.created}', '{\"{}\"}', '{NULL}', '{t-7}', '{NULL}', "
-      "'{0}', '{NULL}', '{NULL}', 'webhookd_wakeup')");
+      "'{0}', '{NULL}', '{NULL}', 'webhookd_wakeup', '{NULL}')");
   EXPECT_THAT(grouped, ::testing::HasSubstr("destinations_fan_out")) << grouped;
   EXPECT_THAT(grouped, ::testing::HasSubstr("destinations_filtered")) << grouped;
   EXPECT_THAT(grouped, ::testing::Not(::testing::HasSubstr("Seq Scan on destinations"))) << grouped;

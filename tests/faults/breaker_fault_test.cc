@@ -122,11 +122,12 @@ TEST(BreakerFaultTest, TenThousandQueuedForADestinationThatComesBack) {
 
   // Without the breaker every due delivery is tried through the outage; with it the
   // receiver gets the first wave (the cap), what was already claimed, and the probes.
-  // Without it, more than the most the breaker lets through: about 1,700 on a quiet
-  // machine, 128 (four waves) on one running the suite's other tests beside it, where
-  // "more than four waves" failed by one.
+  // Without it, more than with it: about 1,700 against 34 on a quiet machine. How many
+  // waves the worker gets through in the outage is the machine's: 128 beside the suite's
+  // other tests, 70 beside a benchmark as well, so no fixed count holds for the run
+  // without the breaker; the bound is the breaker's.
   EXPECT_LE(on.during_outage, 2u * kCap + 10u);
-  EXPECT_GT(off.during_outage, 2u * kCap + 10u);
+  EXPECT_GT(off.during_outage, on.during_outage);
   // Recovery: a probe alone, then a ramp (1, 2, 4, ... so the cap is reached within the
   // first second either way), against the whole backlog at the whole cap at once.
   EXPECT_EQ(on.first_concurrency, 1);

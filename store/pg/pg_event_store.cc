@@ -138,29 +138,17 @@ Result<Event> PgEventStore::GetEvent(int64_t id, const Scope& scope) {
 
 Result<Listing<Event>> PgEventStore::ListEvents(const EventFilter& filter, const Page& page,
                                                 const Scope& scope) {
-  if (filter.subject) {
-    return ListPage<Event>(pool_,
-                           NamedParams(sql::kListEventsOfSubject)
-                               .Set("subject", *filter.subject)
-                               .Set("before_id", page.before_id)
-                               .Set("type", filter.type)
-                               .Set("after", filter.after)
-                               .Set("before", filter.before)
-                               .Set("limit", page.limit + 1)
-                               .Set("tenant_id", filter.tenant_id)
-                               .Set("scope_tenant_id", scope.tenant_id),
-                           page, ToEvent);
-  }
-  return ListPage<Event>(pool_,
-                         NamedParams(sql::kListEvents)
-                             .Set("before_id", page.before_id)
-                             .Set("type", filter.type)
-                             .Set("after", filter.after)
-                             .Set("before", filter.before)
-                             .Set("limit", page.limit + 1)
-                             .Set("tenant_id", filter.tenant_id)
-                             .Set("scope_tenant_id", scope.tenant_id),
-                         page, ToEvent);
+  // Both statements take the list's filters; the subject's adds the subject.
+  NamedParams params(filter.subject ? sql::kListEventsOfSubject : sql::kListEvents);
+  params.Set("before_id", page.before_id)
+      .Set("type", filter.type)
+      .Set("after", filter.after)
+      .Set("before", filter.before)
+      .Set("limit", page.limit + 1)
+      .Set("tenant_id", filter.tenant_id)
+      .Set("scope_tenant_id", scope.tenant_id);
+  if (filter.subject) params.Set("subject", *filter.subject);
+  return ListPage<Event>(pool_, params, page, ToEvent);
 }
 
 }  // namespace webhookd::pg

@@ -119,6 +119,7 @@ Result<Migrated> Migrate(const std::string& url, std::span<const Migration> migr
                         "schema file " + f->name + ".sql failed: " + std::string(e.what()));
           }
         }
+        tx.exec(Text(sql::kRecountQueue));
         if (adopting) {
           tx.exec(Text(sql::kDropLeftoverDefinitions));
           tx.exec_params(Text(sql::kRecordMigration), std::string(kBaselineVersion));

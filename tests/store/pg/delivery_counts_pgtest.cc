@@ -1,5 +1,6 @@
-// The gauges are counted from the queue (store/pg/schema/delivery_gauges.sql); after each
-// kind of write they must equal a count of the deliveries as the API shows them.
+// The gauges fold the queue's counters (store/pg/schema/delivery_gauges.sql,
+// count_queue_changes.sql); after each kind of write they must equal a count of the
+// deliveries as the API shows them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "store/pg/pg_store.h"
+#include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
 namespace webhookd {
@@ -92,6 +94,27 @@ TEST_F(DeliveryCountsPgTest, EveryWriteKeepsTheGaugesEqualToTheRows) {
   ASSERT_GT(store_.CountDeliveries()->pending, 0);  // b's are still there
   EXPECT_GT(Count("status = 'cancelled' AND destination_id = " + N(a)), 0);
   EXPECT_GT(Count("status IN ('pending', 'in_flight') AND destination_id = " + N(b)), 0);
+}
+
+// The migrator fills the counters from the queue with every change of the definitions
+// (store/pg/sql/scripts/recount_queue.sql): counters lost or wrong are made right.
+TEST_F(DeliveryCountsPgTest, TheRecountMakesLostCountersRight) {
+  CreateDestination(testing::TestDestination({"order.*"}));
+  Ingest(4);
+  ASSERT_EQ(Claim(1).size(), 1u);
+  db_.Exec("ALTER TABLE delivery_queue DISABLE TRIGGER USER");
+  db_.Exec("DELETE FROM queue_counts; DELETE FROM queue_counts_by_minute");
+  db_.Exec("ALTER TABLE delivery_queue ENABLE TRIGGER USER");
+  ASSERT_EQ(store_.CountDeliveries()->pending, 0);  // what was lost
+  db_.Exec(std::string(pg::sql::kRecountQueue.sql));
+  ExpectGaugesMatchRows("the recount");
+  EXPECT_EQ(store_.CountDeliveries()->pending, 3);
+  EXPECT_EQ(store_.CountDeliveries()->in_flight, 1);
+
+  // A truncate takes the counts with the rows (the history keeps its own status).
+  db_.Exec("TRUNCATE delivery_queue");
+  EXPECT_EQ(store_.CountDeliveries()->pending, 0);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM queue_counts_by_minute"), "0");
 }
 
 }  // namespace

@@ -3,16 +3,14 @@
 // flight is lost, and nothing is sent twice because of the move.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <pqxx/pqxx>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "store/pg/migrator.h"
 #include "tests/testing/pg_fixture.h"
+#include "tests/testing/release_history.h"
 #include "tests/testing/test_database.h"
 
 namespace webhookd::testing {
@@ -21,56 +19,9 @@ namespace {
 // The release before the queue: its baseline and schema files made the database.
 constexpr const char* kBeforeQueueCommit = "90ec6b6b3d6fcccda42989483a5697573d5edd03";
 
-std::string Git(const std::string& args) {
-  std::string out;
-  FILE* pipe = ::popen(("git -C '" WEBHOOKD_SOURCE_DIR "' " + args + " 2>/dev/null").c_str(), "r");
-  if (pipe == nullptr) return "";
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  if (::pclose(pipe) != 0) {
-    ADD_FAILURE() << "git " << args << " failed: this test reads the release before the queue "
-                  << "from the repository's history (git fetch --unshallow)";
-  }
-  return out;
-}
-
-std::string AtCommit(const std::string& path) {
-  return Git(std::string("show ") + kBeforeQueueCommit + ":" + path);
-}
-
-// What `webhookd migrate` of that release made: the baseline, recorded, then its schema
-// files in name order, views last (a view's query is checked when it is made).
-void MigrateAsBeforeTheQueue(const std::string& url) {
-  pqxx::connection conn(url);
-  pqxx::work tx(conn);
-  for (const char* script :
-       {"create_schema", "create_migrations_table", "create_schema_definitions_table"}) {
-    tx.exec(AtCommit(std::string("store/pg/sql/scripts/") + script + ".sql"));
-  }
-  tx.exec(AtCommit("migrations/0034_baseline.sql"));
-  tx.exec("INSERT INTO webhookd.schema_migrations (version) VALUES ('0034_baseline')");
-  tx.exec("SET LOCAL check_function_bodies = off");
-  std::istringstream files(
-      Git(std::string("ls-tree --name-only ") + kBeforeQueueCommit + " store/pg/schema/"));
-  std::vector<std::string> views;
-  for (std::string path; std::getline(files, path);) {
-    if (!path.ends_with(".sql")) continue;
-    std::string text = AtCommit(path);
-    if (text.find("CREATE OR REPLACE VIEW") != std::string::npos) {
-      views.push_back(std::move(text));
-    } else {
-      tx.exec(text);
-    }
-  }
-  for (const auto& view : views) tx.exec(view);
-  tx.exec("INSERT INTO webhookd.schema_definitions (hash) VALUES ('as before the queue')");
-  tx.commit();
-}
-
 TEST(QueueUpgradeTest, PendingRetryingAndInFlightWorkCarriesOverAndGoesOnce) {
   TestDatabase db(false);
-  MigrateAsBeforeTheQueue(db.url());
+  MigrateAsAtCommit(kBeforeQueueCommit, db.url());
   ASSERT_FALSE(::testing::Test::HasFailure());
   // Five deliveries as the earlier release left them: due now, retrying in an hour, in
   // flight with a live lease (its worker is sending it), in flight with a lease run out

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "store/pg/migrator.h"
+#include "tests/testing/release_history.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
@@ -45,34 +46,11 @@ std::string Quoted(const std::string& s) {
   return out + "'";
 }
 
-// `git show <commit>:<path>` of the source tree; fails the test (never skips it) when the
-// history is not there.
-std::string AtCommit(const std::string& path) {
-  auto [status, text] = Run("git -C " + Quoted(WEBHOOKD_SOURCE_DIR) + " show " +
-                            kPreBaselineCommit + ":" + path + " 2>/dev/null");
-  if (status != 0) {
-    ADD_FAILURE() << "cannot read " << path << " at commit " << kPreBaselineCommit
-                  << " from the git history of " << WEBHOOKD_SOURCE_DIR
-                  << ": this test needs the repository's full history (git fetch --unshallow)";
-  }
-  return text;
-}
+// The commit's files, from the repository's history (tests/testing/release_history.h).
+std::string AtCommit(const std::string& path) { return FileAtCommit(kPreBaselineCommit, path); }
 
-// The file names under `dir` at the commit, in name order.
 std::vector<std::string> FilesAtCommit(const std::string& dir) {
-  auto [status, list] = Run("git -C " + Quoted(WEBHOOKD_SOURCE_DIR) + " ls-tree --name-only " +
-                            kPreBaselineCommit + " " + dir + "/ 2>/dev/null");
-  std::vector<std::string> files;
-  std::istringstream lines(list);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.ends_with(".sql")) files.push_back(line);
-  }
-  if (status != 0 || files.empty()) {
-    ADD_FAILURE() << "cannot list " << dir << " at commit " << kPreBaselineCommit << " in "
-                  << WEBHOOKD_SOURCE_DIR
-                  << ": this test needs the repository's full history (git fetch --unshallow)";
-  }
-  return files;
+  return SqlFilesAtCommit(kPreBaselineCommit, dir);
 }
 
 std::string Stem(const std::string& path) {

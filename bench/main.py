@@ -17,18 +17,19 @@ from harness.env import environment, load_avg  # noqa: E402
 from harness.log import BenchError, log  # noqa: E402
 from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, full,  # noqa: E402
                        ha, ingest, peer, platform, privacy, protection, proxy, receivers,
-                       soak, sustained, tracing)
+                       retention, soak, sustained, tracing)
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
-        "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy}
+        "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy,
+        "retention": retention}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
 Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
        (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
-        peer, costs, privacy; --profile DIR goes with --only costs)
+        peer, costs, privacy, retention; --profile DIR goes with --only costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -45,6 +46,7 @@ SIZES = """
   backlog        1,000,000   200,000
   platform       10,000,000  2,000,000 deliveries
   history        2,000,000   100,000 events
+  dropped day    1,000,000   100,000 events (two days)
 """
 
 TRAILER = """\
@@ -66,19 +68,19 @@ Environment: WEBHOOKD_SKIP_APT skips the package check; BENCH_LOAD_SECONDS,
 BENCH_DELIVERIES, BENCH_BACKLOG, BENCH_PLATFORM_EVENTS (events of the platform case,
 five deliveries each), BENCH_STEP_SECONDS (a sustained step) and BENCH_COST_EVENTS (the
 costs case's N, default 20,000), BENCH_HISTORY_EVENTS (the privacy case's history) and
-BENCH_PURGE_EVENTS (its purged day, default 100,000) override the sizes (for trying the
-program out).
+BENCH_PURGE_EVENTS (its purged events, default 100,000) and BENCH_DROP_EVENTS (each
+dropped day of the retention case) override the sizes (for trying the program out).
 """
 
 # The figures' help, each scenario's own, in the report's order.
 HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protection, fifo, proxy,
-              receivers, fairness, tracing, platform, costs, privacy]
+              receivers, fairness, tracing, platform, costs, privacy, retention]
 
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
     only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
-                                      costs, privacy))
+                                      costs, privacy, retention))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 

@@ -1,5 +1,7 @@
 #include "worker/purger.h"
 
+#include <chrono>
+
 #include "base/log.h"
 
 namespace webhookd {
@@ -42,6 +44,38 @@ int Purger::EraseOnce() {
   return *finished;
 }
 
+int Purger::DropDaysOnce() {
+  auto added = store_.AddHistoryDays(options_.days_ahead);
+  if (!added) {
+    Log(LogLevel::kWarn, "adding days of the history failed; trying again later",
+        {{"error", added.error().message}});
+  } else if (*added > 0) {
+    Log(LogLevel::kInfo, "added days of the history", {{"count", *added}});
+  }
+  // Retention zero keeps everything, but a drop already begun is finished.
+  Clock& clock = options_.clock != nullptr ? *options_.clock : system_clock_;
+  const Timestamp cutoff = options_.retention > Duration::zero()
+                               ? clock.Now() - options_.retention
+                               : Timestamp{};  // 1970: no day ended before it
+  const auto started = std::chrono::steady_clock::now();
+  auto dropped = store_.DropAgedDays(cutoff, options_.max_days);
+  if (!dropped) {
+    Log(LogLevel::kWarn, "dropping aged days of the history failed; trying again later",
+        {{"error", dropped.error().message}});
+    return 0;
+  }
+  if (dropped->days > 0) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - started)
+                        .count();
+    Log(LogLevel::kInfo, "dropped aged days of the history",
+        {{"days", dropped->days},
+         {"kept_events", dropped->kept_events},
+         {"ms", static_cast<int64_t>(ms)}});
+  }
+  return dropped->days;
+}
+
 int64_t Purger::PurgeOnce() {
   int64_t total = 0;
   // Bounded, so a huge backlog is worked off over several rounds, not in one.
@@ -66,6 +100,7 @@ void Purger::Loop() {
     woken_ = false;
     lock.unlock();
     EraseOnce();
+    DropDaysOnce();
     PurgeOnce();
     lock.lock();
     cv_.wait_for(lock, options_.every, [&] { return stopping_ || woken_; });

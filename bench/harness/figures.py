@@ -45,6 +45,7 @@ RUN_FIGURES = [
     ("fifo-*", ["fifo_keys_ratio"]),
     ("proxy-*", ["proxy_ratio"]),
     ("backlog-*", ["backlog_drain_ratio"]),
+    ("retention-*", ["retention_ingest_p99_ratio"]),
 ]
 
 

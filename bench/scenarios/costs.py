@@ -180,6 +180,9 @@ def measure(b) -> Part:
         " alone; WAL from pg_walinspect, CPU from /proc")
     db = b.new_db("bench_costs")
     b.cluster.query(db.name, "CREATE EXTENSION IF NOT EXISTS pg_walinspect")
+    # A month of days (docs/retention.md), as production has them: a statement over the
+    # history plans and locks each day's partitions.
+    db.sql("days", days=30)
     b.sink.reset()
     before = b.sink.stats_line()
     proc, port = b.start_webhookd("costs-server", "server", db)

@@ -3,7 +3,8 @@ and the report's table in the order the figures are documented."""
 
 from harness.figures import Part
 from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, ingest, peer,
-                       platform, privacy, protection, proxy, receivers, sustained, tracing)
+                       platform, privacy, protection, proxy, receivers, retention, sustained,
+                       tracing)
 
 # The report's table, top to bottom.
 FIGURES = [
@@ -18,7 +19,7 @@ FIGURES = [
     "slow_destination_ratio", "protected_ratio", "claim_idle_destinations_ratio",
     "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio", "tracing_ingest_ratio",
     "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms", "metrics_scrape_ms",
-    "stats_ms", "list_p99_ms", *costs.FIGURES, *privacy.FIGURES,
+    "stats_ms", "list_p99_ms", *costs.FIGURES, *privacy.FIGURES, *retention.FIGURES,
 ]
 # The details under it.
 DETAILS = [
@@ -26,6 +27,7 @@ DETAILS = [
     "sink", "e2e", "delivery", "peer", "recording peer", "sustained", "sustained peer", "slow",
     "backlog", "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness",
     "platform", "peak RSS", "costs ingest", "costs drain", *privacy.DETAILS,
+    *retention.DETAILS,
 ]
 
 
@@ -41,7 +43,7 @@ def run(b) -> Part:
     # The backlog drains at the default concurrency: over the delivery drain at the same.
     parts += [backlog.measure(b, delivery_part.figures["delivery_c64_per_s"][0], e2e_hwm)]
     parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b), costs.measure(b)]
-    parts += [privacy.measure(b)]
+    parts += [privacy.measure(b), retention.measure(b)]
     every = Part()
     for part in parts:
         every.figures.update(part.figures)

@@ -19,6 +19,7 @@ int Serve(const std::vector<std::string>& args, Mode mode);
 int Keys(const std::vector<std::string>& args);
 int DeadLetters(const std::vector<std::string>& args);
 int Secrets(const std::vector<std::string>& args);
+int Retention(const std::vector<std::string>& args);
 
 // Start-up: warns when credentials are stored in plaintext, and returns 1 (after one
 // line on stderr) when the database holds credentials no configured key decrypts.

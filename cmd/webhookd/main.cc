@@ -28,6 +28,7 @@ Commands:
   secrets status | reencrypt
                           count stored credentials by encryption key; encrypt them all
                           with WEBHOOKD_ENCRYPTION_KEY
+  retention status        list the history's partitions: rows, size, when each goes
   send --type T [--data JSON] [--tenant T] | --batch F
                           publish events to the API with retries (WEBHOOKD_URL, WEBHOOKD_API_KEY)
   version                 print the version
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
   if (command == "secrets") return webhookd::cmd::Secrets(args);
+  if (command == "retention") return webhookd::cmd::Retention(args);
   if (command == "send") return webhookd::cmd::RunSend(args);
   std::fprintf(stderr, "webhookd: unknown command \"%s\"; see webhookd --help\n", command.c_str());
   return 2;

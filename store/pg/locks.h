@@ -15,6 +15,16 @@ inline constexpr int64_t kClaimLock = 7252011;
 // Retention: one purging process at a time (a transaction lock, tried, never waited for).
 inline constexpr int64_t kPurgeLock = 7252012;
 
+// Dropping days of the history (PgRetentionStore::DropAgedDays): one process at a time,
+// across the detaches, which run outside any transaction (a session lock, tried).
+inline constexpr int64_t kHistoryDropLock = 7252039;
+// Adding days of the history: one caller at a time (a transaction lock taken inside
+// store/pg/schema/add_history_days.sql, which holds the value itself).
+inline constexpr int64_t kHistoryAddLock = 7252038;
+// How many days ahead the migrator creates the history's partitions (the purger's
+// default too: Purger::Options::days_ahead).
+inline constexpr int kHistoryDaysAhead = 7;
+
 // Destination creation: one at a time per tenant, so WEBHOOKD_MAX_DESTINATIONS_PER_TENANT
 // holds under concurrent creations (a transaction lock keyed by this and the tenant's
 // hash, taken by sql/lock_tenant_destinations.sql, which holds the value itself).

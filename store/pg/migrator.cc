@@ -132,6 +132,15 @@ Result<Migrated> Migrate(const std::string& url, std::span<const Migration> migr
     } catch (const pqxx::sql_error& e) {
       return Fail(ErrorKind::kInvalid, std::string("schema definitions: ") + e.what());
     }
+    // The history's days a week ahead (docs/retention.md), so that the processes started
+    // after this never insert into a day without a partition; retention rounds keep it so.
+    try {
+      pqxx::work tx(conn);
+      tx.exec_params(Text(sql::kAddHistoryDays), kHistoryDaysAhead);
+      tx.commit();
+    } catch (const pqxx::sql_error& e) {
+      return Fail(ErrorKind::kInvalid, std::string("the history's days: ") + e.what());
+    }
     // The session lock ends with the connection.
   } catch (const pqxx::broken_connection& e) {
     return Fail(ErrorKind::kUnavailable, std::string("cannot reach the database: ") + e.what());

@@ -151,8 +151,17 @@ class PgStore final : public Store {
     return operations_.StatsSeries(window, step);
   }
   // RetentionStore
+  Result<int> AddHistoryDays(int days_ahead) override {
+    return retention_.AddHistoryDays(days_ahead);
+  }
+  Result<DroppedDays> DropAgedDays(Timestamp cutoff, int max_days) override {
+    return retention_.DropAgedDays(cutoff, max_days);
+  }
   Result<int64_t> PurgeExpired(Duration retention, int batch) override {
     return retention_.PurgeExpired(retention, batch);
+  }
+  Result<std::vector<HistoryPartition>> ListHistoryPartitions(Duration retention) override {
+    return retention_.ListHistoryPartitions(retention);
   }
   // ErasureStore
   Result<Erasure> RequestErasure(const std::string& subject,

@@ -127,8 +127,8 @@ TEST(LifecycleE2eTest, AllStopsCleanlyOnSigtermAndSigint) {
 
 TEST(LifecycleE2eTest, EveryCommandAnswersHelp) {
   const std::vector<std::vector<std::string>> commands = {
-      {"--help"},           {"migrate", "--help"}, {"server", "--help"},
-      {"worker", "--help"}, {"all", "--help"},     {"keys", "--help"}};
+      {"--help"},        {"migrate", "--help"}, {"server", "--help"},   {"worker", "--help"},
+      {"all", "--help"}, {"keys", "--help"},    {"retention", "--help"}};
   for (const auto& args : commands) {
     SCOPED_TRACE(args.front());
     // No DATABASE_URL: help must not need one.

@@ -1,5 +1,6 @@
 // Retention end to end: with WEBHOOKD_RETENTION=2s, a delivered event is gone within the
-// purge interval, one still retrying stays, and the purge is counted.
+// purge interval, one still retrying stays, and the purge is counted; `webhookd retention
+// status` lists the history's partitions.
 #include <gtest/gtest.h>
 
 #include "tests/testing/receiver.h"
@@ -46,6 +47,28 @@ TEST(RetentionE2eTest, AFinishedEventIsPurgedAndARetryingOneStays) {
                std::string::npos;
       },
       10s));
+}
+
+TEST(RetentionE2eTest, TheStatusListsEachDaysPartitionsWhenTheyGoAndTheKept) {
+  TestDatabase db;
+  auto [code, out] = WebhookdProcess::RunCommand(
+      {"retention", "status"}, {{"DATABASE_URL", db.url()}, {"WEBHOOKD_RETENTION", "30d"}});
+  ASSERT_EQ(code, 0) << out;
+  const std::string today = db.Scalar("SELECT (now() AT TIME ZONE 'UTC')::date::text");
+  const std::string goes =
+      db.Scalar("SELECT to_char((now() AT TIME ZONE 'UTC')::date + 31, 'YYYY-MM-DD')");
+  EXPECT_NE(out.find("day         table"), std::string::npos) << out;
+  EXPECT_NE(out.find(today + "  events"), std::string::npos) << out;
+  EXPECT_NE(out.find(goes + "T00:00:00.000000Z"), std::string::npos) << out;
+  EXPECT_NE(out.find("kept        dead_letters"), std::string::npos) << out;
+  EXPECT_NE(out.find("once finished"), std::string::npos) << out;
+
+  auto [forever_code, forever] = WebhookdProcess::RunCommand(
+      {"retention", "status"}, {{"DATABASE_URL", db.url()}, {"WEBHOOKD_RETENTION", "0"}});
+  ASSERT_EQ(forever_code, 0) << forever;
+  EXPECT_NE(forever.find("never"), std::string::npos) << forever;
+  auto [bad, usage] = WebhookdProcess::RunCommand({"retention", "drop"}, {});
+  EXPECT_EQ(bad, 2) << usage;
 }
 
 }  // namespace

@@ -34,11 +34,11 @@ std::string TestDatabase::WithDatabase(const std::string& url, const std::string
 namespace {
 
 // A migrated database to copy (CREATE DATABASE ... TEMPLATE copies its files): migrating
-// each test's database from nothing took about a second, most of a short test. One per
-// cluster for each set of migrations and definitions, and each day, so that nothing a
-// migration writes from the day it runs outlives that day. Made under a temporary name
-// and renamed once complete, under an advisory lock, so that concurrent test processes
-// make it once and never copy a half-made one.
+// each test's database from nothing took over a second, most of a short test. One per
+// cluster for each set of migrations and definitions, and each day, as migrating creates
+// the history's partitions from the day it runs (migrations/0038_history_days.sql). Made
+// under a temporary name and renamed once complete, under an advisory lock, so that
+// concurrent test processes make it once and never copy a half-made one.
 std::string MigratedTemplate() {
   static std::once_flag once;
   static std::string name;

@@ -1,7 +1,9 @@
 -- Every new pending delivery is queued, by whichever statement made it (REST ingest,
 -- grouped ingest, publish(), the operational events): its queue row is due now, and
 -- marked fifo when its destination is. The only statement that queues a delivery again
--- is a replay (replay_dead_letter.sql, replay_dead_letter_chunk.sql).
+-- is a replay (replay_dead_letter.sql, replay_dead_letter_chunk.sql). A row written as
+-- kept is one that retention copied out of a day it dropped
+-- (drop_detached_history_day.sql), whose queue row is already there.
 CREATE OR REPLACE FUNCTION webhookd.queue_new_deliveries()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -13,7 +15,7 @@ BEGIN
     SELECT n.id, n.destination_id, now(), t.id IS NOT NULL, n.ordering_key, n.created_at
       FROM new_rows n
       LEFT JOIN destinations t ON t.id = n.destination_id AND t.ordering = 'fifo'
-     WHERE n.status = 'pending'
+     WHERE n.status = 'pending' AND NOT n.kept
      ORDER BY n.id;
   RETURN NULL;
 END

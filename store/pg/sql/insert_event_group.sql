@@ -37,7 +37,7 @@ kinds AS MATERIALIZED (
 ids AS (
   SELECT ord, type, payload, tenant_id, ordering_key, traceparent, tracestate, subject_list,
          (SELECT k.keys FROM kinds k WHERE k.type = x.type) AS keys,
-         nextval((SELECT pg_get_serial_sequence('events', 'id'))) AS id
+         history_id(nextval((SELECT pg_get_serial_sequence('events', 'id')))) AS id
     FROM input x
    WHERE (x.generation = 0 OR x.generation = (SELECT generation FROM catalog))
      AND (x.key_hash IS NULL
@@ -48,7 +48,6 @@ ids AS (
 ev AS (
   INSERT INTO events (id, type, payload, tenant_id, ordering_key, traceparent, tracestate,
                       subjects)
-    OVERRIDING SYSTEM VALUE
   SELECT id, type, payload, tenant_id, ordering_key, coalesce(traceparent, new_traceparent()),
          tracestate,
          CASE WHEN subject_list IS NOT NULL

@@ -12,5 +12,7 @@ SELECT id, type, payload, created_at, tenant_id, ordering_key, array_to_json(sub
  WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR type = $2)
    AND ($3::timestamptz IS NULL OR created_at >= $3)
    AND ($4::timestamptz IS NULL OR created_at < $4)
+   -- The same bounds as ids, which name the days' partitions (schema/first_event_id_at.sql).
+   AND id >= webhookd.first_event_id_at($3) AND id <= webhookd.event_id_bound_before($4)
    AND ($6::text IS NULL OR tenant_id = $6) AND ($7::text IS NULL OR tenant_id = $7)
  ORDER BY id DESC LIMIT $5

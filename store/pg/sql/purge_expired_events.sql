@@ -1,6 +1,8 @@
 -- Up to $2 events older than $1 microseconds whose deliveries are all terminal, deleted
 -- with their deliveries, attempts, dead letters, idempotency keys and subjects' index
--- entries in one statement.
+-- entries in one statement: the purge under a retention shorter than a day, which cannot
+-- wait for the day of an event to end and be dropped whole (purge_kept_events.sql is the
+-- one under a day or more).
 -- A delivery replayed meanwhile (dead_lettered → pending after this statement's snapshot)
 -- is not deleted: its DELETE waits for the replay and then finds it no longer terminal. Its
 -- event then stays too, with its idempotency key: an event goes only when every delivery

@@ -70,18 +70,20 @@ upd AS (
                            THEN x.next_status END
     FROM (SELECT * FROM retried UNION ALL SELECT * FROM ended) x
    WHERE d.id = x.id
-  RETURNING d.id, d.event_id, d.destination_id, x.attempt_number, x.started_at,
+  RETURNING d.id, d.event_id, d.destination_id, d.kept, x.attempt_number, x.started_at,
             x.duration_ms, x.status_code, x.error, x.body, x.outcome, x.next_status,
             x.reason, x.disable, x.probe, x.jitter, x.ord),
+-- An attempt and a dead letter go where their delivery is: its day, or kept past it
+-- (migrations/0038_history_days.sql).
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
-                        error, response_body, outcome)
-  SELECT id, attempt_number, started_at, duration_ms, status_code, error, body, outcome
+                        error, response_body, outcome, kept)
+  SELECT id, attempt_number, started_at, duration_ms, status_code, error, body, outcome, kept
     FROM upd),
 dl AS (
   INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count,
-                            last_status_code, last_error)
-  SELECT id, event_id, destination_id, reason, attempt_number, status_code, error
+                            last_status_code, last_error, kept)
+  SELECT id, event_id, destination_id, reason, attempt_number, status_code, error, kept
     FROM upd
    WHERE next_status = 'dead_lettered'
   RETURNING id, delivery_id, event_id, destination_id, tenant_id, reason),
@@ -225,11 +227,11 @@ ops AS (
     FROM dl x JOIN events e ON e.id = x.event_id
    WHERE NOT starts_with(e.type, 'webhookd.')),
 op_events AS MATERIALIZED (
-  SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id, o.type, o.payload,
+  SELECT history_id(nextval(pg_get_serial_sequence('events', 'id'))) AS id, o.type, o.payload,
          event_type_keys(o.type) AS keys
     FROM ops o),
 op_inserted AS (
-  INSERT INTO events (id, type, payload) OVERRIDING SYSTEM VALUE
+  INSERT INTO events (id, type, payload)
   SELECT id, type, payload FROM op_events ORDER BY id),
 op_deliveries AS (
   INSERT INTO deliveries (event_id, destination_id)

@@ -34,10 +34,11 @@ upd AS (
          last_status_code = x.status_code, last_error = NULL, updated_at = now()
     FROM done x
    WHERE d.id = x.id
-  RETURNING d.id, x.attempt_number, x.started_at, x.duration_ms, x.status_code, x.body),
+  RETURNING d.id, d.kept, x.attempt_number, x.started_at, x.duration_ms, x.status_code,
+            x.body),
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
-                        error, response_body, outcome)
-  SELECT id, attempt_number, started_at, duration_ms, status_code, NULL, body, 'success'
+                        error, response_body, outcome, kept)
+  SELECT id, attempt_number, started_at, duration_ms, status_code, NULL, body, 'success', kept
     FROM upd)
 SELECT id FROM upd

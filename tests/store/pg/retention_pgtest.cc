@@ -1,6 +1,8 @@
-// Retention on a real PostgreSQL: an old event whose deliveries all ended goes with its
-// deliveries, attempts and dead letters; nothing pending, in flight or young is touched;
-// batches are bounded; one process purges at a time.
+// The row-by-row purge on a real PostgreSQL: under a retention shorter than a day, an old
+// event whose deliveries all ended goes with its deliveries, attempts and dead letters;
+// nothing pending, in flight or young is touched; batches are bounded; one process purges
+// at a time. From a day on, only what was kept past its day is purged row by row (whole
+// days go: history_days_pgtest).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -67,7 +69,7 @@ TEST_F(RetentionPgTest, AnOldFinishedEventGoesWithEverythingAndNothingElseDoes) 
   ASSERT_EQ(Count("dead_letters"), "1");
   ASSERT_EQ(Count("attempts"), "3");
 
-  auto purged = store_.PurgeExpired(24h, 1000);
+  auto purged = store_.PurgeExpired(1h, 1000);
   ASSERT_TRUE(purged) << purged.error().message;
   EXPECT_EQ(*purged, 2);
   EXPECT_EQ(Count("events", "id IN (" + N(delivered) + "," + N(dead) + ")"), "0");
@@ -94,13 +96,13 @@ TEST_F(RetentionPgTest, APurgeTakesAtMostOneBatchAndSkipsWhileAnotherPurges) {
   auto other = testing::TestDatabase::Connect(db_.url());
   pqxx::work holding(*other);
   holding.exec("SELECT pg_advisory_xact_lock(" + N(pg::kPurgeLock) + ")");
-  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 0);
+  EXPECT_EQ(*store_.PurgeExpired(1h, 2), 0);
   holding.abort();
 
-  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 2);
+  EXPECT_EQ(*store_.PurgeExpired(1h, 2), 2);
   EXPECT_EQ(Count("events"), "3");
-  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 2);
-  EXPECT_EQ(*store_.PurgeExpired(24h, 2), 1);
+  EXPECT_EQ(*store_.PurgeExpired(1h, 2), 2);
+  EXPECT_EQ(*store_.PurgeExpired(1h, 2), 1);
   EXPECT_EQ(Count("events"), "0");
   EXPECT_EQ(Count("deliveries"), "0");
 }
@@ -136,16 +138,48 @@ TEST_F(RetentionPgTest, EveryLookupOfABatchHasAnIndex) {
   const pqxx::result purged =
       tx.exec_params(std::string(pg::sql::kPurgeExpiredEvents.sql), int64_t{86'400'000'000}, 1000);
   EXPECT_EQ(purged[0][0].as<int64_t>(), 200);
+  // Each table over its partitions (migrations/0038_history_days.sql): its days and kept.
   const pqxx::result scans = tx.exec(
-      "SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = 'webhookd' "
-      "AND relname IN ('events', 'deliveries', 'attempts', 'dead_letters', 'idempotency_keys') "
-      "ORDER BY relname");
+      "SELECT regexp_replace(relname, '_(p[0-9]+|kept)$', ''), sum(seq_scan)"
+      " FROM pg_stat_xact_user_tables WHERE schemaname = 'webhookd'"
+      " AND relname ~ '^(events|deliveries|attempts|dead_letters)_(p[0-9]+|kept)$'"
+      " OR relname = 'idempotency_keys' GROUP BY 1 ORDER BY 1");
   ASSERT_EQ(scans.size(), 5u);
   for (const auto& row : scans) {
     EXPECT_EQ(row[1].as<int64_t>(), 0) << "whole-table scans of " << row[0].c_str();
   }
   EXPECT_EQ(tx.exec("SELECT count(*) FROM dead_letters")[0][0].as<int64_t>(), 2000);
   EXPECT_EQ(tx.exec("SELECT count(*) FROM idempotency_keys")[0][0].as<int64_t>(), 2000);
+}
+
+// From a day on, the purge reads the kept partitions alone: an old finished event still in
+// its day waits for the day to go whole; one kept past its day goes row by row.
+TEST_F(RetentionPgTest, FromADayOnOnlyKeptEventsArePurgedRowByRow) {
+  const int64_t dst = CreateDestination(testing::TestDestination());
+  const int64_t in_day = Ingest(dst);
+  const int64_t kept = Ingest(dst);
+  Finish({kept});
+  Age(in_day, "40 days");
+  Age(kept, "40 days");
+  for (const std::string table : {"events", "event_subjects"}) {
+    db_.Exec("UPDATE " + table + " SET kept = true WHERE " +
+             (table == "events" ? "id" : "event_id") + " = " + N(kept));
+  }
+  db_.Exec("UPDATE deliveries SET kept = true WHERE event_id = " + N(kept));
+  db_.Exec(
+      "UPDATE attempts SET kept = true WHERE delivery_id IN"
+      " (SELECT id FROM deliveries WHERE event_id = " +
+      N(kept) + ")");
+  db_.Exec("UPDATE dead_letters SET kept = true WHERE event_id = " + N(kept));
+  ASSERT_EQ(Count("dead_letters_kept"), "1");
+
+  EXPECT_EQ(*store_.PurgeExpired(24h * 30, 1000), 1);
+  EXPECT_EQ(Count("events", "id = " + N(kept)), "0");
+  EXPECT_EQ(Count("deliveries_kept"), "0");
+  EXPECT_EQ(Count("attempts_kept"), "0");
+  EXPECT_EQ(Count("dead_letters_kept"), "0");
+  EXPECT_EQ(Count("events", "id = " + N(in_day)), "1");
+  EXPECT_EQ(Count("attempts"), "1");
 }
 
 TEST_F(RetentionPgTest, IdempotencyKeysAreForgottenAfterADay) {

@@ -17,6 +17,7 @@ enum class ErrorKind {
   kUnsupportedMediaType,  // 415: the body is not sent as JSON
   kUnauthorized,          // 401
   kForbidden,             // 403
+  kTooMany,               // the caller has as many of these under way as it may (429)
   kUnavailable,           // the database or another dependency is down (503)
   // The event catalog changed between a check and the write that relied on it; the
   // caller checks again (503 if it ever reaches HTTP).

@@ -56,6 +56,8 @@ int StatusFor(ErrorKind kind) {
       return 401;
     case ErrorKind::kForbidden:
       return 403;
+    case ErrorKind::kTooMany:
+      return 429;
     case ErrorKind::kUnavailable:
     case ErrorKind::kStale:
       return 503;
@@ -76,7 +78,7 @@ Reply ProblemReply(const Error& error) {
       errors.push_back({{"field", f.field}, {"message", f.message}});
     reply.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  if (status == 503) reply.headers.emplace_back("Retry-After", "1");
+  if (status == 503 || status == 429) reply.headers.emplace_back("Retry-After", "1");
   if (status == 401) reply.headers.emplace_back("WWW-Authenticate", "Bearer");
   return reply;
 }

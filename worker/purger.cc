@@ -32,16 +32,15 @@ void Purger::Wake() {
   cv_.notify_all();
 }
 
-int Purger::EraseOnce() {
-  if (erasures_ == nullptr) return 0;
-  auto finished = erasures_->RunErasures();
-  if (!finished) {
-    Log(LogLevel::kWarn, "erasing failed; trying again later",
-        {{"error", finished.error().message}});
-    return 0;
+ErasureRound Purger::EraseOnce() {
+  if (erasures_ == nullptr) return {};
+  auto round = erasures_->RunErasures(options_.batch, kErasureBatches);
+  if (!round) {
+    Log(LogLevel::kWarn, "erasing failed; trying again later", {{"error", round.error().message}});
+    return {};
   }
-  if (*finished > 0) Log(LogLevel::kInfo, "erased subjects", {{"count", *finished}});
-  return *finished;
+  if (round->finished > 0) Log(LogLevel::kInfo, "erased subjects", {{"count", round->finished}});
+  return *round;
 }
 
 int Purger::DropDaysOnce() {
@@ -99,10 +98,11 @@ void Purger::Loop() {
   while (!stopping_) {
     woken_ = false;
     lock.unlock();
-    EraseOnce();
+    const bool erasing = EraseOnce().running > 0;
     DropDaysOnce();
     PurgeOnce();
     lock.lock();
+    if (erasing) woken_ = true;
     cv_.wait_for(lock, options_.every, [&] { return stopping_ || woken_; });
   }
 }

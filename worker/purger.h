@@ -49,8 +49,11 @@ class Purger {
   int DropDaysOnce();
   // The kept events' batches until one comes back short. Returns the events purged.
   int64_t PurgeOnce();
-  // Carries out the erasures still running. Returns how many were finished.
-  int EraseOnce();
+  // Carries out the erasures still running, `batch` events at a time, at most
+  // kErasureBatches batches. Returns what it did; with some still running, the next round
+  // starts without waiting.
+  ErasureRound EraseOnce();
+  static constexpr int kErasureBatches = 100;
 
  private:
   void Loop();

@@ -26,9 +26,15 @@ Result<Erasure> PgErasureStore::RequestErasure(const std::string& subject,
                                                const Scope& scope) {
   return RunOn(pool_, [&](pqxx::connection& c) -> Result<Erasure> {
     pqxx::work tx(c);
-    auto r = Exec(tx, sql::kRequestErasure,
-                  Params().Add(subject).Add(scope.tenant_id ? scope.tenant_id : tenant_id));
+    auto r = Exec(
+        tx, sql::kRequestErasure,
+        Params().Add(subject).Add(scope.tenant_id ? scope.tenant_id : tenant_id).Add(kMaxRunning));
     tx.commit();
+    if (r.empty()) {
+      return Fail(ErrorKind::kTooMany, std::to_string(kMaxRunning) +
+                                           " erasures are running already; retry when one is "
+                                           "done (GET /v1/erasures/{id})");
+    }
     return ToErasure(r[0]);
   });
 }
@@ -42,23 +48,44 @@ Result<Erasure> PgErasureStore::GetErasure(int64_t id, const Scope& scope) {
   });
 }
 
-Result<int> PgErasureStore::RunErasures() {
-  return RunOn(pool_, [&](pqxx::connection& c) -> Result<int> {
+Result<ErasureRound> PgErasureStore::RunErasures(int batch, int max_batches) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<ErasureRound> {
     std::vector<int64_t> running;
     {
       pqxx::nontransaction tx(c);
       for (const auto& row : Exec(tx, sql::kRunningErasures))
         running.push_back(row[0].as<int64_t>());
     }
-    int finished = 0;
-    for (int64_t id : running) {
-      pqxx::work tx(c);
-      // Maintenance, not a request: WEBHOOKD_STATEMENT_TIMEOUT does not bound it.
-      Exec(tx, sql::kLiftStatementTimeout);
-      if (!Exec(tx, sql::kRunErasure, Params().Add(id)).empty()) ++finished;
-      tx.commit();
+    // One batch of each in turn, so that a subject with a million events does not hold
+    // up an erasure of a few behind it.
+    ErasureRound round;
+    int batches = 0;
+    while (!running.empty() && batches < max_batches) {
+      std::vector<int64_t> still;
+      for (int64_t id : running) {
+        if (batches == max_batches) {
+          still.push_back(id);
+          continue;
+        }
+        ++batches;
+        pqxx::work tx(c);
+        // Maintenance, not a request: WEBHOOKD_STATEMENT_TIMEOUT does not bound it (a batch
+        // of events with a thousand destinations each cancels a million deliveries).
+        Exec(tx, sql::kLiftStatementTimeout);
+        auto r = Exec(tx, sql::kRunErasure, Params().Add(id).Add(batch));
+        tx.commit();
+        // No row: done already, or another process is carrying it out.
+        if (r.empty()) continue;
+        if (r[0][0].as<bool>()) {
+          ++round.finished;
+        } else {
+          still.push_back(id);
+        }
+      }
+      running = std::move(still);
     }
-    return finished;
+    round.running = static_cast<int>(running.size());
+    return round;
   });
 }
 

@@ -14,7 +14,7 @@ class PgErasureStore final : public ErasureStore {
                                  const std::optional<std::string>& tenant_id,
                                  const Scope& scope) override;
   Result<Erasure> GetErasure(int64_t id, const Scope& scope) override;
-  Result<int> RunErasures() override;
+  Result<ErasureRound> RunErasures(int batch, int max_batches) override;
 
  private:
   PgPool& pool_;

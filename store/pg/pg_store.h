@@ -172,7 +172,9 @@ class PgStore final : public Store {
   Result<Erasure> GetErasure(int64_t id, const Scope& scope) override {
     return erasures_.GetErasure(id, scope);
   }
-  Result<int> RunErasures() override { return erasures_.RunErasures(); }
+  Result<ErasureRound> RunErasures(int batch, int max_batches) override {
+    return erasures_.RunErasures(batch, max_batches);
+  }
   // SecretStore
   Result<CredentialCensus> CountCredentials() override { return secrets_.CountCredentials(); }
   Result<int64_t> ReencryptCredentials() override { return secrets_.ReencryptCredentials(); }

@@ -62,7 +62,7 @@ class StubApiStores final : public DestinationStore,
     return No();
   }
   Result<Erasure> GetErasure(int64_t, const Scope&) override { return No(); }
-  Result<int> RunErasures() override { return No(); }
+  Result<ErasureRound> RunErasures(int, int) override { return No(); }
 
   ApiStores stores() {
     return ApiStores{*this, *this, *this, *this, *this, keys, *this, *this, *this};

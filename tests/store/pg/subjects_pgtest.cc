@@ -65,7 +65,7 @@ class SubjectsPgTest : public testing::PgTest {
     EXPECT_TRUE(requested) << requested.error().message;
     if (!requested) return {};
     EXPECT_EQ(requested->status, ErasureStatus::kRunning);
-    auto ran = store_.RunErasures();
+    auto ran = store_.RunErasures(1000, 100);
     EXPECT_TRUE(ran) << ran.error().message;
     auto done = store_.GetErasure(requested->id, scope);
     EXPECT_TRUE(done) << done.error().message;
@@ -242,7 +242,7 @@ TEST_F(SubjectsPgTest, AnErasureTakesWhatItNamesAndKeepsIdsTypesTimesAndOutcomes
   EXPECT_THAT(Named("user:42", Scope::All()), ::testing::ElementsAre(globex));
   // An event accepted after the erasure is untouched.
   const int64_t later = Publish("acme", {"user:42"}, R"({"later":1})");
-  ASSERT_TRUE(store_.RunErasures());
+  ASSERT_TRUE(store_.RunErasures(1000, 100));
   EXPECT_EQ(db_.Scalar("SELECT payload FROM events WHERE id = " + N(later)), R"({"later":1})");
   EXPECT_THAT(Named("user:42", Scope::Tenant("acme")), ::testing::ElementsAre(later));
   // The record keeps the subject's hash, never the subject.
@@ -266,17 +266,65 @@ TEST_F(SubjectsPgTest, AnErasureIsSeenByItsTenantAloneAndAcrossTenantsByAnOperat
   auto unknown = store_.GetErasure(requested->id + 100, Scope::Tenant("acme"));
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().message, seen.error().message);
-  ASSERT_TRUE(store_.RunErasures());
+  ASSERT_TRUE(store_.RunErasures(1000, 100));
   EXPECT_THAT(Named("user:42", Scope::All()), ::testing::SizeIs(1));
   // An operator's erasure across every tenant is no tenant's to read.
   auto everywhere = store_.RequestErasure("user:42", std::nullopt, Scope::All());
   ASSERT_TRUE(everywhere);
   EXPECT_FALSE(store_.GetErasure(everywhere->id, Scope::Tenant("globex")));
-  auto ran = store_.RunErasures();
+  auto ran = store_.RunErasures(1000, 100);
   ASSERT_TRUE(ran);
-  EXPECT_EQ(*ran, 1);
+  EXPECT_EQ(ran->finished, 1);
   EXPECT_THAT(Named("user:42", Scope::All()), ::testing::IsEmpty());
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE payload IS NOT NULL"), "0");
+}
+
+// An erasure goes a batch at a time, each erasure's batch in turn, and adds up its counts
+// over the batches; the round stops at its bound on batches.
+TEST_F(SubjectsPgTest, AnErasureGoesABatchAtATimeEachInTurn) {
+  for (int i = 0; i < 5; ++i) Publish("acme", {"user:1"});
+  Publish("acme", {"user:2"});
+  auto many = store_.RequestErasure("user:1", std::nullopt, Scope::All());
+  auto one = store_.RequestErasure("user:2", std::nullopt, Scope::All());
+  ASSERT_TRUE(many && one);
+  // user:1's first batch, then user:2's whole erasure: a big one does not hold up a small.
+  auto round = store_.RunErasures(2, 2);
+  ASSERT_TRUE(round) << round.error().message;
+  EXPECT_EQ(round->finished, 1);
+  EXPECT_EQ(round->running, 1);
+  EXPECT_EQ(store_.GetErasure(one->id, Scope::All())->status, ErasureStatus::kDone);
+  auto partly = store_.GetErasure(many->id, Scope::All());
+  EXPECT_EQ(partly->status, ErasureStatus::kRunning);
+  EXPECT_EQ(partly->events, 2);
+  EXPECT_FALSE(partly->finished_at);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE payload IS NULL"), "3");
+  // The rest: 2, then 1 (a short batch: done).
+  round = store_.RunErasures(2, 100);
+  ASSERT_TRUE(round);
+  EXPECT_EQ(round->finished, 1);
+  EXPECT_EQ(round->running, 0);
+  auto done = store_.GetErasure(many->id, Scope::All());
+  EXPECT_EQ(done->status, ErasureStatus::kDone);
+  EXPECT_EQ(done->events, 5);
+  EXPECT_EQ(done->cancelled_deliveries, 5);
+  EXPECT_TRUE(done->finished_at);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE payload IS NOT NULL"), "0");
+}
+
+// Each erasure is background work of the key that asked: a tenant has at most
+// kMaxRunning running, and another tenant is not refused for it.
+TEST_F(SubjectsPgTest, ATenantHasAtMostSoManyErasuresRunning) {
+  for (int i = 0; i < ErasureStore::kMaxRunning; ++i) {
+    ASSERT_TRUE(
+        store_.RequestErasure("user:" + std::to_string(i), std::nullopt, Scope::Tenant("acme")));
+  }
+  auto refused = store_.RequestErasure("user:x", std::nullopt, Scope::Tenant("acme"));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::kTooMany);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM erasures"), N(ErasureStore::kMaxRunning));
+  EXPECT_TRUE(store_.RequestErasure("user:x", std::nullopt, Scope::Tenant("globex")));
+  ASSERT_TRUE(store_.RunErasures(1000, 1000));
+  EXPECT_TRUE(store_.RequestErasure("user:x", std::nullopt, Scope::Tenant("acme")));
 }
 
 TEST_F(SubjectsPgTest, ThePurgeTakesTheSubjectsIndexWithItsEvents) {

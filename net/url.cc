@@ -22,6 +22,42 @@ std::optional<int> ParsePort(std::string_view text) {
 
 }  // namespace
 
+Result<HostPort> ParseAuthority(std::string_view authority, int default_port) {
+  HostPort out;
+  out.port = default_port;
+  std::string_view host;
+  std::optional<std::string_view> port_text;
+  if (authority.starts_with("[")) {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return Fail(ErrorKind::kInvalid, "URL host is invalid");
+    host = authority.substr(1, close - 1);
+    const std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') return Fail(ErrorKind::kInvalid, "URL host is invalid");
+      port_text = after.substr(1);
+    }
+    in6_addr ignored;
+    if (host.empty() || inet_pton(AF_INET6, std::string(host).c_str(), &ignored) != 1) {
+      return Fail(ErrorKind::kInvalid, "URL host is not a valid IPv6 address");
+    }
+  } else {
+    const size_t port_colon = authority.find(':');
+    host = authority.substr(0, port_colon);
+    if (port_colon != std::string_view::npos) port_text = authority.substr(port_colon + 1);
+    if (host.empty()) return Fail(ErrorKind::kInvalid, "URL has no host");
+    for (char c : host) {
+      if (!IsHostChar(c)) return Fail(ErrorKind::kInvalid, "URL host is invalid");
+    }
+  }
+  if (port_text) {
+    const std::optional<int> port = ParsePort(*port_text);
+    if (!port) return Fail(ErrorKind::kInvalid, "URL port must be 1..65535");
+    out.port = *port;
+  }
+  out.host = Lower(host);
+  return out;
+}
+
 Result<Url> ParseUrl(std::string_view text) {
   if (text.size() > kMaxUrlLength) {
     return Fail(ErrorKind::kInvalid, "URL is longer than 2048 characters");
@@ -59,36 +95,10 @@ Result<Url> ParseUrl(std::string_view text) {
     return Fail(ErrorKind::kInvalid, "URL must not contain user-info");
   }
 
-  std::string_view host;
-  std::optional<std::string_view> port_text;
-  if (authority.starts_with("[")) {
-    const size_t close = authority.find(']');
-    if (close == std::string_view::npos) return Fail(ErrorKind::kInvalid, "URL host is invalid");
-    host = authority.substr(1, close - 1);
-    const std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') return Fail(ErrorKind::kInvalid, "URL host is invalid");
-      port_text = after.substr(1);
-    }
-    in6_addr ignored;
-    if (host.empty() || inet_pton(AF_INET6, std::string(host).c_str(), &ignored) != 1) {
-      return Fail(ErrorKind::kInvalid, "URL host is not a valid IPv6 address");
-    }
-  } else {
-    const size_t port_colon = authority.find(':');
-    host = authority.substr(0, port_colon);
-    if (port_colon != std::string_view::npos) port_text = authority.substr(port_colon + 1);
-    if (host.empty()) return Fail(ErrorKind::kInvalid, "URL has no host");
-    for (char c : host) {
-      if (!IsHostChar(c)) return Fail(ErrorKind::kInvalid, "URL host is invalid");
-    }
-  }
-  if (port_text) {
-    const std::optional<int> port = ParsePort(*port_text);
-    if (!port) return Fail(ErrorKind::kInvalid, "URL port must be 1..65535");
-    url.port = *port;
-  }
-  url.host = Lower(host);
+  auto host = ParseAuthority(authority, url.port);
+  if (!host) return std::unexpected(host.error());
+  url.host = std::move(host->host);
+  url.port = host->port;
 
   if (const size_t hash = target.find('#'); hash != std::string_view::npos) {
     target = target.substr(0, hash);

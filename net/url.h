@@ -16,6 +16,15 @@ struct Url {
   std::string target;  // path and query, at least "/"; the fragment is dropped
 };
 
+struct HostPort {
+  std::string host;  // lowercase; IPv6 literals without brackets
+  int port = 0;
+};
+
+// `host[:port]` or `[v6]:port` of a URL (no user-info), the port `default_port` when
+// absent. kInvalid with a reason otherwise.
+Result<HostPort> ParseAuthority(std::string_view authority, int default_port);
+
 // An absolute http or https URL with a host, at most kMaxUrlLength characters, no
 // user-info, no whitespace or control characters. kInvalid with a reason otherwise.
 Result<Url> ParseUrl(std::string_view text);

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "core/broker.h"
 #include "core/destination.h"
 
 namespace webhookd {
@@ -14,10 +15,14 @@ struct Outgoing {
   std::string body;
   // A client certificate to present and a CA to trust instead of the system's.
   std::optional<DestinationTls> tls = std::nullopt;
+  // A broker destination's settings (docs/brokers.md); nullopt for HTTP.
+  std::optional<BrokerSettings> broker = std::nullopt;
 };
 
 struct SendResult {
-  std::optional<int> status_code;    // nullopt: no response
+  std::optional<int> status_code;  // nullopt: no response
+  // A broker confirmed the message (docs/brokers.md): a success with no status code.
+  bool acknowledged = false;
   std::optional<std::string> error;  // what went wrong on the way, if anything
   bool refused = false;              // not sent: the address is not allowed (permanent)
   bool timed_out = false;

@@ -1,0 +1,110 @@
+#include "net/broker_url.h"
+
+#include "base/strings.h"
+
+namespace webhookd {
+namespace {
+
+int DefaultPort(std::string_view scheme) {
+  if (scheme == "amqp") return 5672;
+  if (scheme == "amqps") return 5671;
+  if (scheme == "nats" || scheme == "tls") return 4222;
+  if (scheme == "redis" || scheme == "rediss") return 6379;
+  return 9092;  // kafka
+}
+
+}  // namespace
+
+std::string_view TransportName(Transport transport) {
+  switch (transport) {
+    case Transport::kHttp:
+      return "http";
+    case Transport::kAmqp:
+      return "amqp";
+    case Transport::kNats:
+      return "nats";
+    case Transport::kRedis:
+      return "redis";
+    case Transport::kKafka:
+      return "kafka";
+  }
+  return "http";
+}
+
+std::optional<Transport> TransportOfScheme(std::string_view scheme) {
+  if (scheme == "http" || scheme == "https") return Transport::kHttp;
+  if (scheme == "amqp" || scheme == "amqps") return Transport::kAmqp;
+  if (scheme == "nats" || scheme == "tls") return Transport::kNats;
+  if (scheme == "redis" || scheme == "rediss") return Transport::kRedis;
+  if (scheme == "kafka") return Transport::kKafka;
+  return std::nullopt;
+}
+
+Result<BrokerUrl> ParseBrokerUrl(std::string_view text) {
+  if (text.size() > kMaxUrlLength) {
+    return Fail(ErrorKind::kInvalid, "URL is longer than 2048 characters");
+  }
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b <= 0x20 || b >= 0x7f) {
+      return Fail(ErrorKind::kInvalid, "URL contains whitespace, control or non-ASCII characters");
+    }
+  }
+  const size_t colon = text.find("://");
+  if (colon == std::string_view::npos) {
+    return Fail(ErrorKind::kInvalid, "URL must be absolute (scheme://host)");
+  }
+  BrokerUrl url;
+  url.scheme = Lower(text.substr(0, colon));
+  const auto transport = TransportOfScheme(url.scheme);
+  if (!transport || *transport == Transport::kHttp) {
+    return Fail(ErrorKind::kInvalid,
+                "URL scheme must be http, https, amqp, amqps, nats, tls, redis, rediss or kafka");
+  }
+  url.transport = *transport;
+  url.tls = url.scheme == "amqps" || url.scheme == "tls" || url.scheme == "rediss";
+  std::string_view rest = text.substr(colon + 3);
+  if (rest.find_first_of("?#") != std::string_view::npos) {
+    return Fail(ErrorKind::kInvalid, "a broker URL takes no query or fragment");
+  }
+  const size_t slash = rest.find('/');
+  const std::string_view authority = rest.substr(0, slash);
+  if (slash != std::string_view::npos) url.path = std::string(rest.substr(slash + 1));
+  if (authority.find('@') != std::string_view::npos) {
+    return Fail(ErrorKind::kInvalid,
+                "URL must not contain user-info; give broker.username and broker.password");
+  }
+  size_t start = 0;
+  while (true) {
+    const size_t comma = authority.find(',', start);
+    auto host = ParseAuthority(authority.substr(start, comma - start), DefaultPort(url.scheme));
+    if (!host) return std::unexpected(host.error());
+    url.hosts.push_back(std::move(*host));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (url.hosts.size() > 1 && url.transport != Transport::kKafka) {
+    return Fail(ErrorKind::kInvalid, "only a kafka URL names several hosts");
+  }
+  if (url.hosts.size() > 16) return Fail(ErrorKind::kInvalid, "a kafka URL names at most 16 hosts");
+  switch (url.transport) {
+    case Transport::kRedis:
+      if (url.path.empty()) url.path = "0";
+      if (!ParseBoundedInt(url.path, 0, 15)) {
+        return Fail(ErrorKind::kInvalid, "a redis URL's path is a database number, 0..15");
+      }
+      break;
+    case Transport::kAmqp:
+      if (url.path.empty()) url.path = "/";
+      break;
+    case Transport::kNats:
+    case Transport::kKafka:
+      if (!url.path.empty()) return Fail(ErrorKind::kInvalid, "this URL takes no path");
+      break;
+    case Transport::kHttp:
+      break;
+  }
+  return url;
+}
+
+}  // namespace webhookd

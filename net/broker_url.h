@@ -1,0 +1,38 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "net/url.h"
+
+namespace webhookd {
+
+// What carries a destination's messages, by its url's scheme.
+enum class Transport { kHttp, kAmqp, kNats, kRedis, kKafka };
+
+std::string_view TransportName(Transport transport);  // "http", "amqp", "nats", "redis", "kafka"
+
+// http and https: kHttp; amqp, amqps: kAmqp; nats, tls: kNats; redis, rediss: kRedis;
+// kafka: kKafka. nullopt for any other scheme. `scheme` in lowercase.
+std::optional<Transport> TransportOfScheme(std::string_view scheme);
+
+// A broker destination's url (docs/brokers.md): `scheme://host[:port][,host[:port]...][/path]`.
+struct BrokerUrl {
+  std::string scheme;  // lowercase: amqp, amqps, nats, tls, redis, rediss, kafka
+  Transport transport = Transport::kAmqp;
+  bool tls = false;             // amqps, tls, rediss
+  std::vector<HostPort> hosts;  // one, except for kafka (its bootstrap servers)
+  std::string path;             // without its leading "/": the AMQP vhost, the Redis db
+};
+
+// A url of a broker scheme, at most kMaxUrlLength characters, with no user-info (the
+// credentials are broker.username and broker.password), no query or fragment. The Redis
+// path is a database number (0 when absent); the AMQP path is the vhost ("/" when
+// absent); NATS takes no path; only Kafka takes several hosts. kInvalid with a reason
+// otherwise, and for http and https (not a broker).
+Result<BrokerUrl> ParseBrokerUrl(std::string_view text);
+
+}  // namespace webhookd

@@ -1,0 +1,227 @@
+// The Redis Streams transport (worker/redis_transport.h) against real redis-servers that
+// the test starts on loopback: what an entry holds, a broker stopped and back, refused
+// credentials, the private-address rule, and that a hung Redis holds up no other.
+#include "worker/redis_transport.h"
+
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+#include <signal.h>
+
+#include <chrono>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/testing/process.h"
+
+namespace webhookd {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A redis-server on a free loopback port, without persistence.
+class RedisServer {
+ public:
+  explicit RedisServer(std::vector<std::string> extra = {}) : port_(testing::FreePort()) {
+    extra_ = std::move(extra);
+    Start();
+  }
+  void Start() {
+    std::vector<std::string> argv = {"/usr/bin/redis-server",
+                                     "--port",
+                                     std::to_string(port_),
+                                     "--bind",
+                                     "127.0.0.1",
+                                     "--save",
+                                     "",
+                                     "--appendonly",
+                                     "no"};
+    argv.insert(argv.end(), extra_.begin(), extra_.end());
+    const char* dir = std::getenv("WEBHOOKD_TEST_LOG_DIR");
+    process_ = std::make_unique<testing::Process>(
+        argv, std::map<std::string, std::string>{},
+        std::string(dir != nullptr ? dir : "/tmp") + "/redis-" + std::to_string(port_) + ".log");
+    for (int i = 0; i < 200; ++i) {
+      if (redisContext* c = redisConnect("127.0.0.1", port_); c != nullptr) {
+        const bool up = c->err == 0;
+        redisFree(c);
+        if (up) return;
+      }
+      std::this_thread::sleep_for(25ms);
+    }
+    ADD_FAILURE() << "redis-server did not start on port " << port_;
+  }
+  void Stop() {
+    process_->Signal(SIGKILL);
+    process_->Wait(5s);
+  }
+  void Pause() { process_->Signal(SIGSTOP); }
+  void Resume() { process_->Signal(SIGCONT); }
+  int port() const { return port_; }
+  std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+
+  // Each entry of `stream`, as its fields in order.
+  std::vector<std::vector<std::pair<std::string, std::string>>> Entries(
+      const std::string& stream, const std::string& password = "") {
+    std::vector<std::vector<std::pair<std::string, std::string>>> out;
+    redisContext* c = redisConnect("127.0.0.1", port_);
+    if (!password.empty()) freeReplyObject(redisCommand(c, "AUTH %s", password.c_str()));
+    auto* r = static_cast<redisReply*>(redisCommand(c, "XRANGE %s - +", stream.c_str()));
+    for (size_t i = 0; r != nullptr && r->type == REDIS_REPLY_ARRAY && i < r->elements; ++i) {
+      const redisReply* fields = r->element[i]->element[1];
+      std::vector<std::pair<std::string, std::string>> entry;
+      for (size_t j = 0; j + 1 < fields->elements; j += 2) {
+        entry.emplace_back(std::string(fields->element[j]->str, fields->element[j]->len),
+                           std::string(fields->element[j + 1]->str, fields->element[j + 1]->len));
+      }
+      out.push_back(std::move(entry));
+    }
+    if (r != nullptr) freeReplyObject(r);
+    redisFree(c);
+    return out;
+  }
+
+ private:
+  int port_;
+  std::vector<std::string> extra_;
+  std::unique_ptr<testing::Process> process_;
+};
+
+Outgoing Message(const std::string& url, const std::string& id, BrokerSettings broker = {}) {
+  Outgoing out;
+  out.url = url;
+  out.body = R"({"type":"order.created","data":{"n":1}})";
+  out.headers = {{"Content-Type", "application/json"},
+                 {"webhook-id", id},
+                 {"webhook-timestamp", "1700000000"},
+                 {"webhook-signature", "v1,abc"}};
+  if (!broker.stream) broker.stream = "webhooks";
+  out.broker = broker;
+  return out;
+}
+
+SendResult SendAndWait(RedisTransport& transport, Outgoing out) {
+  std::promise<SendResult> p;
+  auto f = p.get_future();
+  transport.Start(std::move(out), [&p](SendResult r) { p.set_value(std::move(r)); });
+  return f.get();
+}
+
+RedisTransport::Options Loopback() {
+  RedisTransport::Options o;
+  o.attempt_timeout = 1s;
+  o.allow_private = true;
+  return o;
+}
+
+TEST(RedisTransportTest, AMessageIsOneEntryOfItsBodyAndHeadersAndItsIdIsTheSuccess) {
+  RedisServer redis;
+  RedisTransport transport(Loopback());
+  BrokerSettings broker;
+  broker.stream = "orders";
+  broker.max_len = 1000;
+  const SendResult r = SendAndWait(transport, Message(redis.url(), "evt_1", broker));
+  EXPECT_TRUE(r.acknowledged) << r.error.value_or("");
+  EXPECT_FALSE(r.error);
+  EXPECT_FALSE(r.status_code);
+  EXPECT_NE(r.body.find('-'), std::string::npos) << r.body;  // "1700000000000-0"
+  const auto entries = redis.Entries("orders");
+  ASSERT_EQ(entries.size(), 1u);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"body", R"({"type":"order.created","data":{"n":1}})"},
+      {"content-type", "application/json"},
+      {"webhook-id", "evt_1"},
+      {"webhook-timestamp", "1700000000"},
+      {"webhook-signature", "v1,abc"}};
+  EXPECT_EQ(entries[0], expected);
+}
+
+TEST(RedisTransportTest, AStoppedRedisIsAnErrorAndTheConnectionIsMadeAgainAfterItComesBack) {
+  RedisServer redis;
+  RedisTransport transport(Loopback());
+  ASSERT_TRUE(SendAndWait(transport, Message(redis.url(), "evt_1")).acknowledged);
+  redis.Stop();
+  const SendResult lost = SendAndWait(transport, Message(redis.url(), "evt_2"));
+  EXPECT_FALSE(lost.acknowledged);
+  ASSERT_TRUE(lost.error);
+  EXPECT_EQ(lost.error->rfind("redis: ", 0), 0u) << *lost.error;
+  redis.Start();
+  // Within the backoff a message fails at once; after it, the connection is made again.
+  SendResult back;
+  for (int i = 0; i < 50 && !back.acknowledged; ++i) {
+    back = SendAndWait(transport, Message(redis.url(), "evt_3"));
+    if (!back.acknowledged) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(back.acknowledged) << back.error.value_or("");
+  ASSERT_EQ(redis.Entries("webhooks").size(), 1u);  // the new server holds evt_3 alone
+}
+
+TEST(RedisTransportTest, RefusedCredentialsAreAnErrorInRedissOwnWords) {
+  RedisServer redis({"--requirepass", "s3cret"});
+  RedisTransport transport(Loopback());
+  BrokerSettings wrong;
+  wrong.password = "wrong";
+  const SendResult refused = SendAndWait(transport, Message(redis.url(), "evt_1", wrong));
+  EXPECT_FALSE(refused.acknowledged);
+  ASSERT_TRUE(refused.error);
+  EXPECT_NE(refused.error->find("AUTH"), std::string::npos) << *refused.error;
+  EXPECT_EQ(refused.error->find("wrong"), std::string::npos) << "the password in an error";
+  BrokerSettings none;
+  const SendResult unauthenticated = SendAndWait(transport, Message(redis.url(), "evt_2", none));
+  EXPECT_FALSE(unauthenticated.acknowledged);
+  // The right password is another connection (its key names the credentials).
+  BrokerSettings right;
+  right.password = "s3cret";
+  const SendResult ok = SendAndWait(transport, Message(redis.url(), "evt_3", right));
+  EXPECT_TRUE(ok.acknowledged) << ok.error.value_or("");
+  EXPECT_EQ(redis.Entries("webhooks", "s3cret").size(), 1u);
+}
+
+TEST(RedisTransportTest, APrivateAddressIsRefusedUnlessAllowed) {
+  RedisServer redis;
+  RedisTransport::Options options = Loopback();
+  options.allow_private = false;
+  RedisTransport transport(options);
+  const SendResult r = SendAndWait(transport, Message(redis.url(), "evt_1"));
+  EXPECT_TRUE(r.refused);
+  EXPECT_FALSE(r.acknowledged);
+  EXPECT_EQ(r.error, std::string(kAddressNotAllowed));
+  EXPECT_TRUE(redis.Entries("webhooks").empty());
+}
+
+TEST(RedisTransportTest, AHungRedisTimesOutAndHoldsUpNoOtherDestination) {
+  RedisServer hung, healthy;
+  RedisTransport transport(Loopback());
+  ASSERT_TRUE(SendAndWait(transport, Message(hung.url(), "evt_0")).acknowledged);
+  hung.Pause();
+  std::promise<SendResult> slow;
+  auto slow_result = slow.get_future();
+  const auto started = std::chrono::steady_clock::now();
+  transport.Start(Message(hung.url(), "evt_1"),
+                  [&slow](SendResult r) { slow.set_value(std::move(r)); });
+  // The healthy one answers while the hung one waits out its timeout.
+  const SendResult fast = SendAndWait(transport, Message(healthy.url(), "evt_2"));
+  EXPECT_TRUE(fast.acknowledged);
+  EXPECT_EQ(slow_result.wait_for(0s), std::future_status::timeout);
+  const SendResult timed_out = slow_result.get();
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 900ms);
+  EXPECT_TRUE(timed_out.timed_out) << timed_out.error.value_or("");
+  EXPECT_FALSE(timed_out.acknowledged);
+  hung.Resume();
+}
+
+TEST(RedisTransportTest, ADestinationWithoutAStreamOrOverTlsIsAnErrorNotASend) {
+  RedisServer redis;
+  RedisTransport transport(Loopback());
+  Outgoing no_stream = Message(redis.url(), "evt_1");
+  no_stream.broker->stream = "";
+  EXPECT_EQ(SendAndWait(transport, no_stream).error, "redis: the destination has no broker.stream");
+  Outgoing tls = Message("rediss://127.0.0.1:" + std::to_string(redis.port()), "evt_2");
+  EXPECT_FALSE(SendAndWait(transport, tls).acknowledged);
+}
+
+}  // namespace
+}  // namespace webhookd

@@ -73,7 +73,7 @@ def wait_drop(b, name: str, proc, limit_s: float = 300):
     return None
 
 
-def alone(b, part: Part) -> None:
+def drop_alone(b, part: Part) -> None:
     n = drop_events(b)
     log(f"retention: a day of {n} finished events 40 days old, dropped by webhookd server"
         " (WEBHOOKD_RETENTION=30d) with nothing else running")
@@ -146,6 +146,6 @@ def under_load(b, part: Part) -> None:
 
 def measure(b) -> Part:
     part = Part()
-    alone(b, part)
+    drop_alone(b, part)
     under_load(b, part)
     return part

@@ -424,6 +424,8 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   AttemptResult result;
   if (sent.refused) {
     result.outcome = Outcome::kPermanent;
+  } else if (sent.acknowledged && !sent.error) {
+    result.outcome = Outcome::kSuccess;  // a broker's confirm (docs/brokers.md)
   } else if (sent.status_code && !sent.error) {
     result.outcome = ClassifyStatus(*sent.status_code);
     result.status_code = sent.status_code;

@@ -51,6 +51,8 @@
 #include "worker/curl_sender.h"
 #include "worker/dispatcher.h"
 #include "worker/purger.h"
+#include "worker/redis_transport.h"
+#include "worker/transport_router.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -272,10 +274,13 @@ Result<Listener> MakeListener(Store& store, ApiPart& api, const Config& config, 
   return listener;
 }
 
-// The deliveries of `worker` and `all`: the sender (one thread, libcurl's multi
-// interface) and the dispatcher that claims, sends through it and records.
+// The deliveries of `worker` and `all`: the senders (HTTP: one thread, libcurl's multi
+// interface; Redis Streams: a thread per connection), the router that picks one by the
+// url's scheme, and the dispatcher that claims, sends through it and records.
 struct WorkerPart {
   std::unique_ptr<CurlSender> sender;
+  std::unique_ptr<RedisTransport> redis;
+  std::unique_ptr<TransportRouter> router;
   std::unique_ptr<Dispatcher> dispatcher;
 };
 
@@ -288,6 +293,12 @@ WorkerPart MakeWorker(Store& store, Clock& clock, Random& random, const RetryPol
   sender_options.proxy = config.egress_proxy;
   WorkerPart part;
   part.sender = std::make_unique<CurlSender>(sender_options);
+  RedisTransport::Options redis_options;
+  redis_options.attempt_timeout = config.attempt_timeout;
+  redis_options.allow_private = config.allow_private_destinations;
+  part.redis = std::make_unique<RedisTransport>(redis_options);
+  part.router = std::make_unique<TransportRouter>(*part.sender);
+  part.router->Add(Transport::kRedis, *part.redis);
   Dispatcher::Options options;
   options.concurrency = config.worker_concurrency;
   options.claim_batch = std::min(config.worker_concurrency, 128);
@@ -298,7 +309,7 @@ WorkerPart MakeWorker(Store& store, Clock& clock, Random& random, const RetryPol
   options.spans = tracing.sink();
   options.sampler = tracing.sampler();
   part.dispatcher =
-      std::make_unique<Dispatcher>(store, *part.sender, clock, random, policy, options, &metrics);
+      std::make_unique<Dispatcher>(store, *part.router, clock, random, policy, options, &metrics);
   return part;
 }
 

@@ -326,6 +326,38 @@ TEST(DispatcherTest, AnErrorWithInvalidUtf8IsRecordedSanitized) {
   EXPECT_EQ(r.outcome, Outcome::kRetryable);
 }
 
+// A broker's confirm is a success without a status code (docs/brokers.md); an error
+// beside it is not.
+TEST(DispatcherTest, ABrokersConfirmIsASuccessWithoutAStatusCode) {
+  FakeQueue store;
+  SendResult confirmed;
+  confirmed.acknowledged = true;
+  confirmed.body = "1700000000000-0";
+  SendResult failed;
+  failed.acknowledged = true;
+  failed.error = "redis: OOM command not allowed";
+  FakeSender sender({confirmed, failed});
+  FakeClock clock;
+  FakeRandom random({0.25, 0.25});
+  store.Add(Delivery(1));
+  store.Add(Delivery(2));
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(2));
+  run.Stop();
+  std::map<Outcome, int> outcomes;
+  for (const AttemptRecord& r : store.records) {
+    ++outcomes[r.outcome];
+    EXPECT_FALSE(r.status_code);
+    if (r.outcome == Outcome::kSuccess) {
+      EXPECT_EQ(r.next_status, DeliveryStatus::kSucceeded);
+      EXPECT_EQ(r.response_body, "1700000000000-0");
+    }
+  }
+  EXPECT_EQ(outcomes[Outcome::kSuccess], 1);
+  EXPECT_EQ(outcomes[Outcome::kRetryable], 1);
+}
+
 TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {
   FakeQueue store;
   FakeSender sender({Answer(500), Answer(204)});

@@ -264,8 +264,14 @@ RedisTransport::RedisTransport(Options options) : options_(options) {
 }
 
 RedisTransport::~RedisTransport() {
-  std::lock_guard lock(mu_);
-  connections_.clear();  // each joins its thread, ending what it had not started
+  std::map<std::string, std::unique_ptr<Connection>> connections;
+  {
+    std::lock_guard lock(mu_);
+    connections.swap(connections_);
+  }
+  // Each joins its thread, ending what it had not started; outside the lock, as a send's
+  // `done` may call Start.
+  connections.clear();
 }
 
 void RedisTransport::Start(Outgoing request, Done done) {

@@ -345,8 +345,11 @@ TEST(DispatcherTest, ABrokersConfirmIsASuccessWithoutAStatusCode) {
   Running run(dispatcher);
   ASSERT_TRUE(store.WaitForRecords(2));
   run.Stop();
+  // Each delivery's first attempt: on a slow machine the failed one is tried again (the
+  // script's last answer) before the dispatcher stops.
   std::map<Outcome, int> outcomes;
   for (const AttemptRecord& r : store.records) {
+    if (r.attempt_number != 1) continue;
     ++outcomes[r.outcome];
     EXPECT_FALSE(r.status_code);
     if (r.outcome == Outcome::kSuccess) {

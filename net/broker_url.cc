@@ -41,15 +41,7 @@ std::optional<Transport> TransportOfScheme(std::string_view scheme) {
 }
 
 Result<BrokerUrl> ParseBrokerUrl(std::string_view text) {
-  if (text.size() > kMaxUrlLength) {
-    return Fail(ErrorKind::kInvalid, "URL is longer than 2048 characters");
-  }
-  for (char c : text) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b <= 0x20 || b >= 0x7f) {
-      return Fail(ErrorKind::kInvalid, "URL contains whitespace, control or non-ASCII characters");
-    }
-  }
+  if (auto refused = RefuseUrlText(text)) return std::unexpected(*refused);
   const size_t colon = text.find("://");
   if (colon == std::string_view::npos) {
     return Fail(ErrorKind::kInvalid, "URL must be absolute (scheme://host)");

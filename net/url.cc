@@ -58,16 +58,21 @@ Result<HostPort> ParseAuthority(std::string_view authority, int default_port) {
   return out;
 }
 
-Result<Url> ParseUrl(std::string_view text) {
-  if (text.size() > kMaxUrlLength) {
-    return Fail(ErrorKind::kInvalid, "URL is longer than 2048 characters");
-  }
+std::optional<Error> RefuseUrlText(std::string_view text) {
+  if (text.size() > kMaxUrlLength)
+    return Error{ErrorKind::kInvalid, "URL is longer than 2048 characters", {}};
   for (char c : text) {
     const auto b = static_cast<unsigned char>(c);
     if (b <= 0x20 || b >= 0x7f) {
-      return Fail(ErrorKind::kInvalid, "URL contains whitespace, control or non-ASCII characters");
+      return Error{
+          ErrorKind::kInvalid, "URL contains whitespace, control or non-ASCII characters", {}};
     }
   }
+  return std::nullopt;
+}
+
+Result<Url> ParseUrl(std::string_view text) {
+  if (auto refused = RefuseUrlText(text)) return std::unexpected(*refused);
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos) {
     return Fail(ErrorKind::kInvalid, "URL must be absolute (http:// or https://)");

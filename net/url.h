@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,10 @@ struct Url {
   int port = 0;        // explicit or the scheme's default
   std::string target;  // path and query, at least "/"; the fragment is dropped
 };
+
+// What refuses a URL's text whatever its scheme: over kMaxUrlLength characters, or a
+// whitespace, control or non-ASCII character (kInvalid). nullopt: neither.
+std::optional<Error> RefuseUrlText(std::string_view text);
 
 struct HostPort {
   std::string host;  // lowercase; IPv6 literals without brackets

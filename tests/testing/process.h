@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace webhookd::testing {
@@ -31,6 +32,9 @@ class Process {
   std::optional<int> exit_code_;
   std::string log_path_;
 };
+
+// A shell command's wait status (as pclose gives it; 0: exited 0) and standard output.
+std::pair<int, std::string> RunCommand(const std::string& command);
 
 // The whole text of a file ("" if missing).
 std::string ReadFile(const std::string& path);

@@ -2,24 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <pqxx/pqxx>
 #include <sstream>
 #include <utility>
 
+#include "tests/testing/process.h"
+
 namespace webhookd::testing {
 namespace {
-
-std::pair<int, std::string> Run(const std::string& command) {
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, ""};
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  return {::pclose(pipe), out};
-}
 
 std::string Git(const std::string& args) {
   return "git -C '" WEBHOOKD_SOURCE_DIR "' " + args + " 2>/dev/null";
@@ -33,7 +23,7 @@ std::string Stem(const std::string& path) {
 }  // namespace
 
 std::string FileAtCommit(const std::string& commit, const std::string& path) {
-  auto [status, text] = Run(Git("show " + commit + ":" + path));
+  auto [status, text] = RunCommand(Git("show " + commit + ":" + path));
   if (status != 0) {
     ADD_FAILURE() << "cannot read " << path << " at commit " << commit << " from the git "
                   << "history of " WEBHOOKD_SOURCE_DIR
@@ -43,7 +33,7 @@ std::string FileAtCommit(const std::string& commit, const std::string& path) {
 }
 
 std::vector<std::string> SqlFilesAtCommit(const std::string& commit, const std::string& dir) {
-  auto [status, list] = Run(Git("ls-tree --name-only " + commit + " " + dir + "/"));
+  auto [status, list] = RunCommand(Git("ls-tree --name-only " + commit + " " + dir + "/"));
   std::vector<std::string> files;
   std::istringstream lines(list);
   for (std::string line; std::getline(lines, line);) {

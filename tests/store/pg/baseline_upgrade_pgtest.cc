@@ -3,8 +3,6 @@
 // same catalog (pg_dump --schema-only) and give the same answers to the API.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "store/pg/migrator.h"
+#include "tests/testing/process.h"
 #include "tests/testing/release_history.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
@@ -28,17 +27,6 @@ namespace {
 // database of the releases before it was made. Read from the repository's history, which
 // a clean clone has in full.
 constexpr const char* kPreBaselineCommit = "82c9209c3cd085fcaa17c3939bffe8c9c505e690";
-
-// The exit status and standard output of a shell command.
-std::pair<int, std::string> Run(const std::string& command) {
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, ""};
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  return {::pclose(pipe), out};
-}
 
 std::string Quoted(const std::string& s) {
   std::string out = "'";
@@ -177,7 +165,7 @@ std::string SchemaDump(const std::string& url) {
   const char* bin = std::getenv("WEBHOOKD_TEST_PG_BIN");
   const std::string pg_dump =
       bin != nullptr && *bin != '\0' ? std::string(bin) + "/pg_dump" : "pg_dump";
-  auto [status, dump] = Run(pg_dump + " --schema-only --dbname=" + Quoted(url));
+  auto [status, dump] = RunCommand(pg_dump + " --schema-only --dbname=" + Quoted(url));
   EXPECT_EQ(status, 0) << "pg_dump failed";
   static const std::regex kRestrict(R"(^\\(un)?restrict .*$)", std::regex::multiline);
   // A day's bounds follow its rows: an upgraded database's first day begins where its

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/process.h"
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"
@@ -72,13 +73,8 @@ class SubjectsE2eTest : public ::testing::Test {
         bin != nullptr && *bin != '\0' ? std::string(bin) + "/pg_dump" : "pg_dump";
     const std::string command =
         pg_dump + " --data-only --schema=webhookd --dbname='" + db_.url() + "'";
-    std::string out;
-    FILE* pipe = popen(command.c_str(), "r");
-    EXPECT_NE(pipe, nullptr);
-    if (pipe == nullptr) return out;
-    char buffer[4096];
-    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-    EXPECT_EQ(pclose(pipe), 0) << "pg_dump failed";
+    auto [status, out] = RunCommand(command);
+    EXPECT_EQ(status, 0) << "pg_dump failed";
     return out;
   }
 
@@ -221,6 +217,36 @@ TEST_F(SubjectsE2eTest, AnErasureIsSeenFromTheApiTheReceiverAndADumpOfTheDatabas
   EXPECT_EQ(dump.find("user:42"), std::string::npos);
   EXPECT_EQ(dump.find("ann again"), std::string::npos);
   EXPECT_NE(dump.find("user.updated"), std::string::npos);  // types stay
+}
+
+// An erasure is background work of the key that asked: a tenant with 100 running has to
+// wait (429, Retry-After), and writes nothing; another tenant does not. `webhookd server`
+// runs no purger, so the running ones stay running.
+TEST(SubjectsErasureBoundE2eTest, ATenantWithTooManyRunningErasuresIsAnswered429) {
+  TestDatabase db;
+  WebhookdProcess server(db.url(), "server");
+  const std::string tenant_t =
+      WebhookdProcess::CreateKey(db.url(), {"--role", "tenant", "--tenant", "T"});
+  const std::string tenant_u =
+      WebhookdProcess::CreateKey(db.url(), {"--role", "tenant", "--tenant", "U"});
+  db.Exec(
+      "INSERT INTO webhookd.erasures (subject_hash, tenant_id) "
+      "SELECT sha256(convert_to('s' || g, 'UTF8')), 'T' FROM generate_series(1, 100) g");
+  auto refused = server.Call("POST", "/v1/subjects/erase", {{"subject", "user:1"}}, tenant_t);
+  EXPECT_EQ(refused.status, 429) << refused.body;
+  EXPECT_EQ(refused.get_header_value("Content-Type"), "application/problem+json");
+  EXPECT_FALSE(refused.get_header_value("Retry-After").empty());
+  const Json problem = Body(refused);
+  EXPECT_EQ(problem["status"], 429) << refused.body;
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM webhookd.erasures"), "100");
+  EXPECT_EQ(server.Call("POST", "/v1/subjects/erase", {{"subject", "user:1"}}, tenant_u).status,
+            202);
+  // One finished: room for one more.
+  db.Exec(
+      "UPDATE webhookd.erasures SET status = 'done', finished_at = now() "
+      "WHERE id = (SELECT min(id) FROM webhookd.erasures)");
+  EXPECT_EQ(server.Call("POST", "/v1/subjects/erase", {{"subject", "user:1"}}, tenant_t).status,
+            202);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ namespace {
 
 constexpr int kCodes = 500;  // 100..599
 constexpr std::array<std::string_view, 3> kOutcomes = {"success", "retryable", "permanent"};
+// net/broker_url.h's Transport, in its order (base cannot include net).
+constexpr std::array<std::string_view, 5> kTransports = {"http", "amqp", "nats", "redis", "kafka"};
 constexpr std::array<std::string_view, 2> kReasons = {"exhausted", "permanent_failure"};
 constexpr std::array<std::string_view, 3> kCircuitStates = {"closed", "open", "half_open"};
 
@@ -169,6 +171,17 @@ std::string Metrics::Render(const Gauges& gauges) const {
            "Delivery attempts recorded, by outcome.");
   for (size_t i = 0; i < kOutcomes.size(); ++i) {
     w.Sample("webhookd_delivery_attempts_total", {{"outcome", kOutcomes[i]}}, attempts[i].value());
+  }
+  // A series of its own: webhookd_delivery_attempts_total keeps the one label it always had.
+  w.Header("webhookd_delivery_attempts_by_transport_total", "counter",
+           "Delivery attempts recorded, by transport (the destination url's scheme: "
+           "docs/brokers.md) and outcome.");
+  for (size_t t = 0; t < kTransports.size(); ++t) {
+    for (size_t i = 0; i < kOutcomes.size(); ++i) {
+      w.Sample("webhookd_delivery_attempts_by_transport_total",
+               {{"transport", kTransports[t]}, {"outcome", kOutcomes[i]}},
+               attempts_by_transport[t][i].value());
+    }
   }
   w.Header("webhookd_deliveries_succeeded_total", "counter", "Deliveries that succeeded.");
   w.Sample("webhookd_deliveries_succeeded_total", {}, deliveries_succeeded.value());

@@ -72,8 +72,11 @@ class Metrics {
   Counter deliveries_created;
   Counter deliveries_succeeded;
   Counter replays;
-  Counter purged_events;                // deleted by retention
-  std::array<Counter, 3> attempts;      // by Outcome: success, retryable, permanent
+  Counter purged_events;            // deleted by retention
+  std::array<Counter, 3> attempts;  // by Outcome: success, retryable, permanent
+  // The same attempts by transport too, in the order of net/broker_url.h's Transport
+  // (http, amqp, nats, redis, kafka), then by Outcome.
+  std::array<std::array<Counter, 3>, 5> attempts_by_transport;
   std::array<Counter, 2> dead_letters;  // by DeadLetterReason: exhausted, permanent_failure
   Counter attempts_skipped;       // not sent: the circuit was open or the egress proxy was down
   Counter egress_proxy_failures;  // attempts the egress proxy could not be reached for

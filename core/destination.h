@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "core/broker.h"
 #include "core/circuit.h"
 
 namespace webhookd {
@@ -82,6 +83,8 @@ struct Destination {
   std::optional<std::string> filter = std::nullopt;
   std::optional<DestinationTls> tls = std::nullopt;
   std::optional<DestinationAuth> auth = std::nullopt;
+  // A broker destination's settings (docs/brokers.md); nullopt for HTTP.
+  std::optional<BrokerSettings> broker = std::nullopt;
   std::optional<DisabledReason> disabled_reason;  // set while disabled
   DestinationHealth health;
   Timestamp created_at;
@@ -112,6 +115,8 @@ struct DestinationFields {
   std::optional<std::optional<std::string>> filter = std::nullopt;    // set to nullopt: none
   std::optional<std::optional<DestinationTls>> tls = std::nullopt;    // set to nullopt: none
   std::optional<std::optional<DestinationAuth>> auth = std::nullopt;  // set to nullopt: none
+  // Replaces the settings whole; a username or password given as "set" keeps the stored one.
+  std::optional<std::optional<BrokerSettings>> broker = std::nullopt;  // set to nullopt: none
 };
 
 // The `tenant_id` of a filter selects that tenant's rows; a Scope applies on top of it.

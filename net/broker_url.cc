@@ -99,4 +99,31 @@ Result<BrokerUrl> ParseBrokerUrl(std::string_view text) {
   return url;
 }
 
+Transport TransportOfUrl(std::string_view url) {
+  const size_t colon = url.find(':');
+  if (colon == std::string_view::npos) return Transport::kHttp;
+  return TransportOfScheme(Lower(url.substr(0, colon))).value_or(Transport::kHttp);
+}
+
+Result<DestinationAddress> ParseDestinationAddress(std::string_view text) {
+  const size_t colon = text.find("://");
+  const auto transport = colon == std::string_view::npos
+                             ? std::nullopt
+                             : TransportOfScheme(Lower(text.substr(0, colon)));
+  if (transport && *transport != Transport::kHttp) {
+    WEBHOOKD_ASSIGN_OR_RETURN(BrokerUrl url, ParseBrokerUrl(text));
+    return DestinationAddress{url.transport, std::move(url.scheme), std::move(url.hosts)};
+  }
+  auto url = ParseUrl(text);
+  if (!url) {
+    if (colon != std::string_view::npos && !transport) {
+      return Fail(ErrorKind::kInvalid,
+                  "URL scheme must be http, https, amqp, amqps, nats, tls, redis, rediss or kafka");
+    }
+    return std::unexpected(url.error());
+  }
+  return DestinationAddress{
+      Transport::kHttp, std::move(url->scheme), {HostPort{std::move(url->host), url->port}}};
+}
+
 }  // namespace webhookd

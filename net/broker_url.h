@@ -19,6 +19,10 @@ std::string_view TransportName(Transport transport);  // "http", "amqp", "nats",
 // kafka: kKafka. nullopt for any other scheme. `scheme` in lowercase.
 std::optional<Transport> TransportOfScheme(std::string_view scheme);
 
+// The transport of a stored url's scheme (any case); kHttp for a scheme of none, which
+// the HTTP sender then refuses in its own words.
+Transport TransportOfUrl(std::string_view url);
+
 // A broker destination's url (docs/brokers.md): `scheme://host[:port][,host[:port]...][/path]`.
 struct BrokerUrl {
   std::string scheme;  // lowercase: amqp, amqps, nats, tls, redis, rediss, kafka
@@ -34,5 +38,18 @@ struct BrokerUrl {
 // absent); NATS takes no path; only Kafka takes several hosts. kInvalid with a reason
 // otherwise, and for http and https (not a broker).
 Result<BrokerUrl> ParseBrokerUrl(std::string_view text);
+
+// Where a destination's url points, whatever its transport: what the private-address rule
+// vets (every host) and what tells one receiver from another (scheme and hosts).
+struct DestinationAddress {
+  Transport transport = Transport::kHttp;
+  std::string scheme;           // lowercase
+  std::vector<HostPort> hosts;  // one, except for kafka
+  bool operator==(const DestinationAddress&) const = default;
+};
+
+// An http or https URL (ParseUrl) or a broker's (ParseBrokerUrl); the reason of the
+// parser its scheme names otherwise.
+Result<DestinationAddress> ParseDestinationAddress(std::string_view text);
 
 }  // namespace webhookd

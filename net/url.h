@@ -24,6 +24,7 @@ std::optional<Error> RefuseUrlText(std::string_view text);
 struct HostPort {
   std::string host;  // lowercase; IPv6 literals without brackets
   int port = 0;
+  bool operator==(const HostPort&) const = default;
 };
 
 // `host[:port]` or `[v6]:port` of a URL (no user-info), the port `default_port` when

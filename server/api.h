@@ -143,6 +143,9 @@ class Api {
   Result<std::vector<FieldError>> CheckDestinationUrl(const std::string& url,
                                                       const std::string& tenant,
                                                       const std::string& field = "url");
+  // One host of it: a warning for the answer, or the refusal above.
+  Result<std::optional<FieldError>> CheckHost(const std::string& host, const std::string& tenant,
+                                              const std::string& field);
   // CreateEvent's 202 for a stored event, with its metrics and span.
   Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 

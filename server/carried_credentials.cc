@@ -3,18 +3,19 @@
 #include <algorithm>
 #include <string>
 
-#include "net/url.h"
+#include "net/broker_url.h"
 
 namespace webhookd {
 namespace {
 
-// ParseUrl gives the scheme and host in lowercase and the port explicit, so
-// "https://a.example" and "HTTPS://A.example:443/x" are one origin. A URL that does not
-// parse is another origin: nothing is kept for what cannot be compared.
+// The parsers give the scheme and hosts in lowercase and the ports explicit, so
+// "https://a.example" and "HTTPS://A.example:443/x" are one origin, as are two AMQP vhosts
+// of one broker. A URL that does not parse is another origin: nothing is kept for what
+// cannot be compared.
 bool SameOrigin(const std::string& a, const std::string& b) {
-  const auto x = ParseUrl(a);
-  const auto y = ParseUrl(b);
-  return x && y && x->scheme == y->scheme && x->host == y->host && x->port == y->port;
+  const auto x = ParseDestinationAddress(a);
+  const auto y = ParseDestinationAddress(b);
+  return x && y && *x == *y;
 }
 
 constexpr std::string_view kMoved =
@@ -43,6 +44,15 @@ std::vector<FieldError> CarriedCredentials(const Destination& stored,
                                        *(*patch.tls)->client_key == kHiddenHeaderValue);
       if (kept) errors.push_back({"tls.client_key", std::string(kMoved)});
     }
+  }
+  if (url_moves && stored.broker) {
+    // A patch keeps a broker credential when it leaves `broker` out or sends "set" for it.
+    const auto kept = [&](std::optional<std::string> BrokerSettings::*slot) {
+      if (!((*stored.broker).*slot)) return false;
+      return !patch.broker || (*patch.broker && (**patch.broker).*slot == kHiddenHeaderValue);
+    };
+    if (kept(&BrokerSettings::username)) errors.push_back({"broker.username", std::string(kMoved)});
+    if (kept(&BrokerSettings::password)) errors.push_back({"broker.password", std::string(kMoved)});
   }
   if (stored.auth) {
     const bool kept =

@@ -7,8 +7,10 @@
 #include "core/ids.h"
 #include "core/signing.h"
 #include "core/validation.h"
+#include "net/broker_url.h"
 #include "net/client_certificate.h"
 #include "net/url.h"
+#include "server/broker_settings.h"
 
 namespace webhookd {
 namespace {
@@ -167,7 +169,7 @@ struct MemberRule {
 void ParseUrl(const Json& value, DestinationFields& out, std::vector<FieldError>& errors) {
   if (!value.is_string()) {
     errors.push_back({"url", "must be a string"});
-  } else if (auto url = webhookd::ParseUrl(value.get_ref<const std::string&>()); !url) {
+  } else if (auto url = ParseDestinationAddress(value.get_ref<const std::string&>()); !url) {
     errors.push_back({"url", url.error().message});
   } else {
     out.url = value.get<std::string>();
@@ -284,6 +286,7 @@ constexpr MemberRule kMemberRules[] = {
     {"filter", false, false, ParseFilter},
     {"tls", false, false, ParseTls},
     {"auth", false, false, ParseAuth},
+    {"broker", false, false, ParseBrokerMember},
     {"rate_limit", false, false, ParseRateLimit},
 };
 // The key is write-only: "set" when there is one. `expires_at`: the client certificate's.
@@ -315,12 +318,12 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   std::vector<FieldError> errors;
   // The read-only members are those of the destination's view (DestinationJson) and the
   // warnings of a write's answer, so that an answer can be sent back as it came.
-  CheckMembers(
-      body,
-      {{"url", "description", "event_types", "secret", "headers", "enabled", "tenant_id",
-        "max_in_flight", "rate_limit", "ordering", "on_dead_letter", "filter", "tls", "auth"},
-       {"id", "disabled_reason", "health", "created_at", "updated_at", "warnings"}},
-      "", errors);
+  CheckMembers(body,
+               {{"url", "description", "event_types", "secret", "headers", "enabled", "tenant_id",
+                 "max_in_flight", "rate_limit", "ordering", "on_dead_letter", "filter", "tls",
+                 "auth", "broker"},
+                {"id", "disabled_reason", "health", "created_at", "updated_at", "warnings"}},
+               "", errors);
   for (const MemberRule& rule : kMemberRules) {
     auto it = body.find(rule.name);
     if (it == body.end()) {
@@ -377,6 +380,7 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"filter", OrNull(d.filter)},
             {"tls", TlsJson(d.tls)},
             {"auth", AuthJson(d.auth)},
+            {"broker", BrokerSettingsJson(d.broker)},
             {"disabled_reason",
              d.disabled_reason ? Json(DisabledReasonName(*d.disabled_reason)) : Json(nullptr)},
             {"health", std::move(health)},

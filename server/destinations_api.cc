@@ -3,6 +3,7 @@
 #include "net/client_certificate.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/broker_settings.h"
 #include "server/carried_credentials.h"
 #include "server/destination_codec.h"
 
@@ -19,6 +20,16 @@ Json WithWarnings(Json view, const std::vector<FieldError>& warnings) {
   for (const FieldError& w : warnings) list.push_back({{"field", w.field}, {"message", w.message}});
   view["warnings"] = std::move(list);
   return view;
+}
+
+// The broker settings a destination would have, against the url it would have: 422 naming
+// each that does not fit.
+Result<void> CheckBroker(const std::string& url, const std::optional<BrokerSettings>& broker) {
+  auto address = ParseDestinationAddress(url);
+  if (!address) return Invalid({{"url", address.error().message}});
+  std::vector<FieldError> problems = BrokerSettingsProblems(*address, broker);
+  if (!problems.empty()) return Invalid(std::move(problems));
+  return {};
 }
 
 // PEM that parses and a key that matches its certificate, or 422 naming the field.
@@ -55,6 +66,15 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
         CheckDestinationUrl((*fields.auth)->token_url, tenant, "auth.token_url"));
     warnings.insert(warnings.end(), more.begin(), more.end());
   }
+  if (fields.broker && *fields.broker) {
+    for (const auto& [name, value] : {std::pair{"broker.username", (*fields.broker)->username},
+                                      std::pair{"broker.password", (*fields.broker)->password}}) {
+      if (value == kHiddenHeaderValue) {
+        return Invalid({{name, "is the credential itself when a destination is created"}});
+      }
+    }
+  }
+  WEBHOOKD_RETURN_IF_ERROR(CheckBroker(*fields.url, fields.broker.value_or(std::nullopt)));
   Destination d;
   // A tenant key makes its own tenant's destinations, whatever the body says.
   d.tenant_id = req.scope.tenant_id ? req.scope.tenant_id : fields.tenant_id.value_or(std::nullopt);
@@ -71,6 +91,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.filter = fields.filter.value_or(std::nullopt);
   d.tls = fields.tls.value_or(std::nullopt);
   d.auth = fields.auth.value_or(std::nullopt);
+  d.broker = fields.broker.value_or(std::nullopt);
   WEBHOOKD_ASSIGN_OR_RETURN(Destination created, stores_.destinations.CreateDestination(
                                                      d, options_.max_destinations_per_tenant));
   return JsonReply(
@@ -148,6 +169,20 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
       return Invalid(
           {{"auth.client_secret", "has no stored secret to keep: send the secret itself"}});
     }
+    // The settings the destination would have, "set" standing for the stored credential.
+    std::optional<BrokerSettings> broker = fields.broker ? *fields.broker : stored.broker;
+    if (fields.broker && broker) {
+      for (auto [name, slot] : {std::pair{"broker.username", &BrokerSettings::username},
+                                std::pair{"broker.password", &BrokerSettings::password}}) {
+        std::optional<std::string>& value = (*broker).*slot;
+        if (value != kHiddenHeaderValue) continue;
+        if (!stored.broker || !((*stored.broker).*slot)) {
+          return Invalid({{name, "has no stored value to keep: send the credential itself"}});
+        }
+        value = (*stored.broker).*slot;
+      }
+    }
+    WEBHOOKD_RETURN_IF_ERROR(CheckBroker(fields.url.value_or(stored.url), broker));
     std::vector<FieldError> carried = CarriedCredentials(stored, fields);
     if (!carried.empty()) return Invalid(std::move(carried));
     return {};

@@ -49,6 +49,11 @@ struct ClaimedDelivery {
   bool clean = false;
   std::optional<DestinationTls> tls = std::nullopt;    // mTLS, a CA of its own (key opened)
   std::optional<DestinationAuth> auth = std::nullopt;  // OAuth (client secret opened)
+  // A broker destination's settings (username and password opened); nullopt for HTTP.
+  std::optional<BrokerSettings> broker = std::nullopt;
+  // The event's ordering key, for a broker destination only: a message header, and the
+  // Kafka message key (docs/brokers.md).
+  std::optional<std::string> ordering_key = std::nullopt;
   // The event's W3C trace context (docs/tracing.md): each attempt is a child span of it.
   // Empty for events stored before webhookd kept one.
   std::string traceparent;

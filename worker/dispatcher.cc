@@ -12,6 +12,7 @@
 #include "core/outcome.h"
 #include "core/retry_after.h"
 #include "core/signing.h"
+#include "net/broker_url.h"
 
 namespace webhookd {
 namespace {
@@ -284,6 +285,11 @@ void Dispatcher::Start(ClaimedDelivery d) {
                  {"webhook-id", webhook_id},
                  {"webhook-timestamp", std::to_string(UnixSeconds(started))},
                  {"webhook-signature", signature.value_or("")}};
+  if (d.broker) {
+    out.broker = d.broker;
+    // A broker message names its key itself; a fifo receiver over HTTP has no need.
+    if (d.ordering_key) out.headers.emplace_back("webhook-ordering-key", *d.ordering_key);
+  }
   for (const auto& header : d.headers) out.headers.push_back(header);
   // The attempt's own span context: a destination's custom header of that name gives way.
   SpanStart trace = StartAttemptTrace(d, options_.sampler, SecureRandomBytes(24));
@@ -458,7 +464,13 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
          {"outcome", OutcomeName(rec.outcome)},
          {"duration_ms", static_cast<int64_t>(rec.duration_ms)}});
   }
-  if (metrics_ != nullptr) metrics_->attempt_duration.Observe(Seconds(elapsed));
+  if (metrics_ != nullptr) {
+    metrics_->attempt_duration.Observe(Seconds(elapsed));
+    metrics_
+        ->attempts_by_transport[static_cast<int>(TransportOfUrl(d.url))]
+                               [static_cast<int>(result.outcome)]
+        .Inc();
+  }
   if (options_.spans != nullptr && s.trace.sampled) {
     options_.spans->Emit(AttemptSpan(d, s.trace, started, clock_.Now(), sent, rec.outcome));
   }

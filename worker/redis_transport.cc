@@ -211,6 +211,8 @@ struct RedisTransport::Connection {
     args.push_back("body");
     args.push_back(out.body);
     for (const auto& [name, value] : out.headers) {
+      // The body's field is the body's: a custom header of that name does not replace it.
+      if (EqualsIgnoreCase(name, "body")) continue;
       args.push_back(Lower(name));
       args.push_back(value);
     }

@@ -1,16 +1,11 @@
 #include "worker/transport_router.h"
 
-#include "base/strings.h"
-
 namespace webhookd {
 
 void TransportRouter::Start(Outgoing request, Done done) {
   AsyncSender* sender = &http_;
-  if (const size_t colon = request.url.find(':'); colon != std::string::npos) {
-    const auto transport = TransportOfScheme(Lower(std::string_view(request.url).substr(0, colon)));
-    if (transport) {
-      if (auto it = senders_.find(*transport); it != senders_.end()) sender = it->second;
-    }
+  if (auto it = senders_.find(TransportOfUrl(request.url)); it != senders_.end()) {
+    sender = it->second;
   }
   sender->Start(std::move(request), std::move(done));
 }

@@ -65,6 +65,8 @@ void PgDeliveryQueue::Open(ClaimedDelivery& d) const {
   for (auto& header : d.headers) open(header.second);
   if (d.tls && d.tls->client_key) open(*d.tls->client_key);
   if (d.auth) open(d.auth->client_secret);
+  if (d.broker && d.broker->username) open(*d.broker->username);
+  if (d.broker && d.broker->password) open(*d.broker->password);
 }
 
 Result<ClaimedBatch> PgDeliveryQueue::ClaimDue(int limit, Duration lease, int default_cap) {

@@ -20,6 +20,8 @@ Destination PgDestinationStore::Sealed(Destination d) const {
   for (auto& header : d.headers) header.second = box_.Seal(header.second);
   if (d.tls && d.tls->client_key) d.tls->client_key = box_.Seal(*d.tls->client_key);
   if (d.auth) d.auth->client_secret = box_.Seal(d.auth->client_secret);
+  if (d.broker && d.broker->username) d.broker->username = box_.Seal(*d.broker->username);
+  if (d.broker && d.broker->password) d.broker->password = box_.Seal(*d.broker->password);
   return d;
 }
 
@@ -41,6 +43,14 @@ Result<Destination> PgDestinationStore::Opened(Destination d) const {
     Result<std::string> secret = box_.Open(d.auth->client_secret);
     if (!secret) return std::unexpected(secret.error());
     d.auth->client_secret = std::move(*secret);
+  }
+  if (d.broker) {
+    for (std::optional<std::string>* credential : {&d.broker->username, &d.broker->password}) {
+      if (!*credential) continue;
+      Result<std::string> plain = box_.Open(**credential);
+      if (!plain) return std::unexpected(plain.error());
+      *credential = std::move(*plain);
+    }
   }
   return d;
 }
@@ -82,7 +92,10 @@ Result<Destination> PgDestinationStore::CreateDestination(const Destination& d,
         .Set("auth_client_id", sealed.auth ? std::optional(sealed.auth->client_id) : std::nullopt)
         .Set("auth_client_secret",
              sealed.auth ? std::optional(sealed.auth->client_secret) : std::nullopt)
-        .Set("auth_scope", sealed.auth ? sealed.auth->scope : std::nullopt);
+        .Set("auth_scope", sealed.auth ? sealed.auth->scope : std::nullopt)
+        .Set("broker", sealed.broker ? std::optional(BrokerJson(*sealed.broker)) : std::nullopt)
+        .Set("broker_username", sealed.broker ? sealed.broker->username : std::nullopt)
+        .Set("broker_password", sealed.broker ? sealed.broker->password : std::nullopt);
     auto r = Exec(tx, params);
     tx.commit();
     return Opened(ToDestination(r[0]));
@@ -111,6 +124,8 @@ Result<Listing<Destination>> PgDestinationStore::ListDestinations(const Destinat
         for (auto& header : d.headers) header.second.clear();
         if (d.tls && d.tls->client_key) d.tls->client_key->clear();
         if (d.auth) d.auth->client_secret.clear();
+        if (d.broker && d.broker->username) d.broker->username->clear();
+        if (d.broker && d.broker->password) d.broker->password->clear();
         return d;
       });
 }
@@ -179,6 +194,15 @@ Result<Destination> PgDestinationStore::UpdateDestination(int64_t id, const Dest
         .Set("auth_client_id", auth ? std::optional(auth->client_id) : std::nullopt)
         .Set("auth_client_secret", auth_secret)
         .Set("auth_scope", auth ? auth->scope : std::nullopt);
+    params.Set("broker_given", f.broker.has_value());
+    const std::optional<BrokerSettings> broker = f.broker.value_or(std::nullopt);
+    // The hidden marker keeps the stored credential; sealed it would be a new one.
+    const auto sealed_credential = [&](const std::optional<std::string>& v) {
+      return v && *v != kHiddenHeaderValue ? std::optional(box_.Seal(*v)) : v;
+    };
+    params.Set("broker", broker ? std::optional(BrokerJson(*broker)) : std::nullopt)
+        .Set("broker_username", broker ? sealed_credential(broker->username) : std::nullopt)
+        .Set("broker_password", broker ? sealed_credential(broker->password) : std::nullopt);
     auto r = Exec(tx, params);
     if (r.empty()) {
       // Nothing matched: an unknown id (or one outside the scope), or a patch naming

@@ -57,11 +57,15 @@ Result<int64_t> PgSecretStore::ReencryptCredentials() {
             headers_changed = true;
           }
         }
-        // The mTLS key and the OAuth client secret, when the destination has them.
+        // The mTLS key, the OAuth client secret and the broker's credentials, when the
+        // destination has them.
         std::optional<std::string> key = ToOptionalString(r[4]);
         std::optional<std::string> client_secret = ToOptionalString(r[5]);
+        std::optional<std::string> broker_username = ToOptionalString(r[6]);
+        std::optional<std::string> broker_password = ToOptionalString(r[7]);
         bool others_changed = false;
-        for (std::optional<std::string>* value : {&key, &client_secret}) {
+        for (std::optional<std::string>* value :
+             {&key, &client_secret, &broker_username, &broker_password}) {
           if (!*value) continue;
           Result<std::optional<std::string>> resealed = reseal(**value);
           if (!resealed) return std::unexpected(resealed.error());
@@ -77,7 +81,9 @@ Result<int64_t> PgSecretStore::ReencryptCredentials() {
                    .Add(new_secret->value_or(secret))
                    .Add(HeadersJson(headers))
                    .Add(key)
-                   .Add(client_secret));
+                   .Add(client_secret)
+                   .Add(broker_username)
+                   .Add(broker_password));
         }
         for (const auto& earlier : nlohmann::json::parse(r[3].c_str())) {
           const std::string stored = earlier.get<std::string>();

@@ -49,7 +49,46 @@ Destination ToDestination(const pqxx::row& r) {
   if (!r[24].is_null()) {
     d.auth = DestinationAuth{r[24].c_str(), r[25].c_str(), r[26].c_str(), ToOptionalString(r[27])};
   }
+  if (!r[28].is_null()) {
+    d.broker = ParseBroker(nlohmann::json::parse(r[28].c_str()), ToOptionalString(r[29]),
+                           ToOptionalString(r[30]));
+  }
   return d;
+}
+
+std::string BrokerJson(const BrokerSettings& broker) {
+  nlohmann::json j = nlohmann::json::object();
+  const auto text = [&j](const char* name, const std::optional<std::string>& v) {
+    if (v) j[name] = *v;
+  };
+  text("exchange", broker.exchange);
+  text("routing_key", broker.routing_key);
+  text("subject", broker.subject);
+  text("stream", broker.stream);
+  if (broker.max_len) j["max_len"] = *broker.max_len;
+  text("topic", broker.topic);
+  return j.dump();
+}
+
+BrokerSettings ParseBroker(const nlohmann::json& settings, std::optional<std::string> username,
+                           std::optional<std::string> password) {
+  const auto text = [&settings](const char* name) -> std::optional<std::string> {
+    auto it = settings.find(name);
+    return it != settings.end() && it->is_string() ? std::optional(it->get<std::string>())
+                                                   : std::nullopt;
+  };
+  BrokerSettings b;
+  b.exchange = text("exchange");
+  b.routing_key = text("routing_key");
+  b.subject = text("subject");
+  b.stream = text("stream");
+  if (auto it = settings.find("max_len"); it != settings.end() && it->is_number_integer()) {
+    b.max_len = it->get<int64_t>();
+  }
+  b.topic = text("topic");
+  b.username = std::move(username);
+  b.password = std::move(password);
+  return b;
 }
 
 Delivery ToDelivery(const pqxx::row& r) {
@@ -155,6 +194,16 @@ ClaimedDelivery ToClaimed(const pqxx::row& r, int64_t claim_token) {
       d.auth = DestinationAuth{
           a.value("token_url", ""), a.value("client_id", ""), a.value("client_secret", ""),
           a.contains("scope") ? std::optional(a["scope"].get<std::string>()) : std::nullopt};
+    }
+    if (egress.contains("broker")) {
+      const auto& b = egress["broker"];
+      const auto credential = [&b](const char* name) -> std::optional<std::string> {
+        auto it = b.find(name);
+        return it != b.end() && it->is_string() ? std::optional(it->get<std::string>())
+                                                : std::nullopt;
+      };
+      d.broker = ParseBroker(b["settings"], credential("username"), credential("password"));
+      d.ordering_key = credential("ordering_key");
     }
   }
   d.traceparent = r[15].is_null() ? "" : r[15].c_str();

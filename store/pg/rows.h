@@ -1,5 +1,7 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -31,5 +33,10 @@ Delivery NewDelivery(int64_t id, int64_t event_id, int64_t destination_id, Times
 std::string HeadersJson(const Headers& headers);
 Headers ParseHeaders(const char* json);
 std::string TextArray(const std::vector<std::string>& items);
+// The `broker` column: the settings that are not credentials, as a JSON object; and back,
+// with the username and password of their own columns.
+std::string BrokerJson(const BrokerSettings& broker);
+BrokerSettings ParseBroker(const nlohmann::json& settings, std::optional<std::string> username,
+                           std::optional<std::string> password);
 
 }  // namespace webhookd::pg

@@ -71,5 +71,33 @@ TEST(BrokerUrlTest, TransportsByScheme) {
   EXPECT_EQ(TransportName(Transport::kKafka), "kafka");
 }
 
+TEST(BrokerUrlTest, AStoredUrlsTransportIsItsSchemesAndHttpForAnyOther) {
+  EXPECT_EQ(TransportOfUrl("KAFKA://a.example:9092"), Transport::kKafka);
+  EXPECT_EQ(TransportOfUrl("amqp://rabbit.example/orders"), Transport::kAmqp);
+  EXPECT_EQ(TransportOfUrl("https://hooks.example"), Transport::kHttp);
+  EXPECT_EQ(TransportOfUrl("gopher://x"), Transport::kHttp);
+  EXPECT_EQ(TransportOfUrl("no scheme"), Transport::kHttp);
+}
+
+TEST(BrokerUrlTest, ADestinationsAddressIsItsSchemeAndEveryHostWhateverItsTransport) {
+  auto http = ParseDestinationAddress("HTTPS://Hooks.Example/in?x=1");
+  ASSERT_TRUE(http) << http.error().message;
+  EXPECT_EQ(*http, (DestinationAddress{Transport::kHttp, "https", {{"hooks.example", 443}}}));
+  auto kafka = ParseDestinationAddress("kafka://k1.example,k2.example:9093");
+  ASSERT_TRUE(kafka) << kafka.error().message;
+  EXPECT_EQ(*kafka, (DestinationAddress{
+                        Transport::kKafka, "kafka", {{"k1.example", 9092}, {"k2.example", 9093}}}));
+  // Two databases of one Redis are one address.
+  EXPECT_EQ(*ParseDestinationAddress("redis://cache.example/1"),
+            *ParseDestinationAddress("redis://cache.example:6379/2"));
+  // Each parser's own reason; a scheme of neither names them all.
+  EXPECT_NE(ParseDestinationAddress("https://user@x.example").error().message.find("user-info"),
+            std::string::npos);
+  EXPECT_NE(ParseDestinationAddress("redis://x.example/99").error().message.find("database"),
+            std::string::npos);
+  EXPECT_NE(ParseDestinationAddress("ftp://x.example").error().message.find("kafka"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace webhookd

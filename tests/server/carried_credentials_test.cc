@@ -93,5 +93,33 @@ TEST(CarriedCredentialsTest, NothingStoredNothingCarried) {
   EXPECT_TRUE(CarriedCredentials(bare, patch).empty());
 }
 
+TEST(CarriedCredentialsTest, ABrokersCredentialsStayWithItsBroker) {
+  Destination d;
+  d.url = "redis://cache.example:6379/0";
+  d.broker = BrokerSettings{};
+  d.broker->stream = "s";
+  d.broker->username = "hooks";
+  d.broker->password = "pw";
+  DestinationFields patch;
+  // Another database of the same server is the same broker.
+  patch.url = "REDIS://cache.example/3";
+  EXPECT_TRUE(CarriedCredentials(d, patch).empty());
+  for (const std::string url : {"redis://evil.example", "redis://cache.example:6380",
+                                "kafka://cache.example:6379", "https://cache.example"}) {
+    patch.url = url;
+    patch.broker.reset();
+    EXPECT_EQ(Fields(CarriedCredentials(d, patch)), (Strings{"broker.username", "broker.password"}))
+        << url;
+    // "set" keeps; a value sent again or dropped does not.
+    BrokerSettings given;
+    given.username = std::string(kHiddenHeaderValue);
+    given.password = "new";
+    patch.broker = std::optional<BrokerSettings>(given);
+    EXPECT_EQ(Fields(CarriedCredentials(d, patch)), Strings{"broker.username"}) << url;
+    patch.broker = std::optional<BrokerSettings>();
+    EXPECT_TRUE(CarriedCredentials(d, patch).empty()) << url;
+  }
+}
+
 }  // namespace
 }  // namespace webhookd

@@ -137,10 +137,11 @@ BEGIN
               t.circuit = 'closed' AND t.consecutive_failures = 0 AND t.failing_since IS NULL
                 AND t.effective_max_in_flight IS NULL,
               -- How the worker must connect, when it is more than a URL (mTLS, a CA of its
-              -- own, OAuth): NULL for every other destination, so the common claim carries
-              -- nothing more.
+              -- own, OAuth, a broker's settings): NULL for every other destination, so the
+              -- common claim carries nothing more.
               CASE WHEN t.tls_client_certificate IS NOT NULL
-                     OR t.tls_ca_certificate IS NOT NULL OR t.auth_token_url IS NOT NULL THEN
+                     OR t.tls_ca_certificate IS NOT NULL OR t.auth_token_url IS NOT NULL
+                     OR t.broker IS NOT NULL THEN
                 json_strip_nulls(json_build_object(
                   'tls', CASE WHEN t.tls_client_certificate IS NOT NULL
                                 OR t.tls_ca_certificate IS NOT NULL THEN json_build_object(
@@ -151,7 +152,13 @@ BEGIN
                     'token_url', t.auth_token_url,
                     'client_id', t.auth_client_id,
                     'client_secret', t.auth_client_secret,
-                    'scope', t.auth_scope) END))::text END,
+                    'scope', t.auth_scope) END,
+                  -- A broker message carries the event's ordering key (docs/brokers.md).
+                  'broker', CASE WHEN t.broker IS NOT NULL THEN json_build_object(
+                    'settings', t.broker,
+                    'username', t.broker_username,
+                    'password', t.broker_password,
+                    'ordering_key', q.ordering_key) END))::text END,
               -- The event's trace context and tenant: its row is already joined here.
               e.traceparent, e.tracestate, e.tenant_id),
   -- Protection: a probe makes its circuit half-open; sends and probes spend tokens. Rows

@@ -6,5 +6,8 @@ SELECT CASE WHEN v LIKE 'wse1:%' THEN left(v, 14) ELSE '' END, count(*)
         UNION ALL SELECT h.value FROM destinations, jsonb_each_text(headers) AS h
         UNION ALL SELECT tls_client_key FROM destinations WHERE tls_client_key IS NOT NULL
         UNION ALL SELECT auth_client_secret FROM destinations
-                   WHERE auth_client_secret IS NOT NULL) AS c(v)
+                   WHERE auth_client_secret IS NOT NULL
+        UNION ALL SELECT broker_username FROM destinations WHERE broker_username IS NOT NULL
+        UNION ALL SELECT broker_password FROM destinations
+                   WHERE broker_password IS NOT NULL) AS c(v)
  GROUP BY 1

@@ -32,6 +32,10 @@
 -- @param $26 auth_client_id
 -- @param $27 auth_client_secret sealed, or "set" to keep the one stored
 -- @param $28 auth_scope
+-- @param $29 broker_given
+-- @param $30 broker the settings that are not credentials, a JSON object
+-- @param $31 broker_username sealed, or "set" to keep the one stored
+-- @param $32 broker_password sealed, or "set" to keep the one stored
 UPDATE destinations
    SET url = coalesce($2, url), description = coalesce($3, description),
        event_types = CASE WHEN $4::boolean THEN $5::text[] ELSE event_types END,
@@ -54,6 +58,11 @@ UPDATE destinations
        auth_client_secret = CASE WHEN NOT $24::boolean THEN auth_client_secret
                                  WHEN $27::text = 'set' THEN auth_client_secret ELSE $27::text END,
        auth_scope = CASE WHEN $24::boolean THEN $28::text ELSE auth_scope END,
+       broker = CASE WHEN $29::boolean THEN $30::jsonb ELSE broker END,
+       broker_username = CASE WHEN NOT $29::boolean THEN broker_username
+                              WHEN $31::text = 'set' THEN broker_username ELSE $31::text END,
+       broker_password = CASE WHEN NOT $29::boolean THEN broker_password
+                              WHEN $32::text = 'set' THEN broker_password ELSE $32::text END,
        disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
                          ELSE disabled_reason END,
        circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
@@ -73,4 +82,5 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           CASE WHEN circuit = 'open' AND next_probe_at <= now() THEN 'half_open' ELSE circuit END,
           consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
        ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
-       tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope
+       tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope,
+       broker::text, broker_username, broker_password

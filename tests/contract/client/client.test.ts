@@ -426,3 +426,44 @@ test("a generated client keeps a destination's OAuth client credentials, the sec
     }
   }
 });
+
+test("a generated client keeps a broker destination's settings, the password write-only", async () => {
+  // No broker needs to listen: the destination is written and read back, nothing is sent.
+  const password = "a broker password: 100% ours";
+  const broker: components["schemas"]["BrokerSettingsInput"] = {
+    stream: `hooks-${randomUUID().slice(0, 8)}`,
+    max_len: 1000,
+    username: "hooks",
+    password,
+  };
+  const created = await client.POST("/v1/destinations", {
+    body: { url: "redis://127.0.0.1:6399/2", event_types: ["broker.ts"], broker, enabled: false },
+  });
+  assert.equal(created.response.status, 201);
+  assert.ok(created.data?.broker);
+  const id = created.data.id;
+  assert.deepEqual(created.data.broker, { ...broker, username: "set", password: "set" });
+  assert.ok(!JSON.stringify(created.data).includes(password), "the password was answered");
+
+  const listed = await client.GET("/v1/destinations", { params: { query: { limit: 1000 } } });
+  assert.ok(listed.data?.data.some((d) => d.id === id && d.broker?.password === "set"));
+  assert.ok(!JSON.stringify(listed.data).includes(password), "the password was listed");
+
+  // A setting of another transport is refused, naming it.
+  const refused = await client.PATCH("/v1/destinations/{id}", {
+    params: { path: { id } },
+    body: { broker: { ...broker, password: "set", topic: "orders" } },
+  });
+  assert.equal(refused.response.status, 422);
+  assert.deepEqual(
+    refused.error?.errors?.map((e) => e.field),
+    ["broker.topic"],
+  );
+  // "set" keeps the stored credentials.
+  const kept = await client.PATCH("/v1/destinations/{id}", {
+    params: { path: { id } },
+    body: { broker: { stream: broker.stream, username: "set", password: "set" } },
+  });
+  assert.equal(kept.response.status, 200);
+  assert.deepEqual(kept.data?.broker, { stream: broker.stream, username: "set", password: "set" });
+});

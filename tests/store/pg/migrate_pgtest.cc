@@ -45,9 +45,10 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_TRUE(applied->definitions);
-  EXPECT_THAT(applied->versions,
-              ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
-                                     "0037_queue_counts", "0038_history_days"));
+  EXPECT_THAT(
+      applied->versions,
+      ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
+                             "0037_queue_counts", "0038_history_days", "0039_broker_destinations"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.

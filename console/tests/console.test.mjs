@@ -284,6 +284,27 @@ test('a client certificate\'s end is warned about 14 days ahead', async () => {
   assert.deepEqual(certificateExpiry('2026-03-15T00:00:01Z', now), { state: 'ok', days: 15 });
 });
 
+test('a destination\'s transport follows its URL\'s scheme, and its broker is its scheme and hosts', async () => {
+  const { transportOf, brokerOrigin } = await import('../public/views/destination_shared.js');
+  assert.equal(transportOf('https://example.com/hook'), 'http');
+  assert.equal(transportOf('HTTP://example.com/'), 'http');
+  assert.equal(transportOf('amqp://rabbit.example.com/orders'), 'amqp');
+  assert.equal(transportOf('amqps://rabbit.example.com'), 'amqp');
+  assert.equal(transportOf('nats://nats.example.com:4222'), 'nats');
+  assert.equal(transportOf(' redis://127.0.0.1:6390/0 '), 'redis');
+  assert.equal(transportOf('kafka://k1:9092,k2:9092'), 'kafka');
+  assert.equal(transportOf('ftp://example.com/'), null);
+  assert.equal(transportOf('example.com'), null);
+  assert.equal(transportOf(''), null);
+  assert.equal(brokerOrigin('https://example.com/hook'), null);
+  assert.equal(brokerOrigin('redis://Cache.example:6379/0'), brokerOrigin('redis://cache.example/3'));
+  assert.equal(brokerOrigin('amqp://rabbit/orders'), 'amqp://rabbit:5672');
+  assert.notEqual(brokerOrigin('redis://127.0.0.1:6390/0'), brokerOrigin('kafka://127.0.0.1:6390'));
+  assert.notEqual(brokerOrigin('redis://127.0.0.1:6390'), brokerOrigin('redis://127.0.0.1:6391'));
+  assert.equal(brokerOrigin('kafka://k1,k2:9093'), 'kafka://k1:9092,k2:9093');
+  assert.equal(brokerOrigin('nats://[::1]:4222'), 'nats://[::1]:4222');
+});
+
 test('the console is served with its security headers', async () => {
   const res = await fetch(`${BASE}/ui/`);
   assert.equal(res.status, 200);
@@ -938,6 +959,138 @@ test('the destination form keeps OAuth 2.0 client credentials, the secret write-
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.locator('#oauth-none').waitFor();
   assert.equal((await api('GET', path)).json.auth, null);
+  assertNoProblems();
+});
+
+// The fieldsets of the form's Transport section that show.
+async function shownBrokerFieldsets(p) {
+  return p.evaluate(() => [...document.querySelectorAll('#broker-settings fieldset')]
+    .filter((f) => !f.hidden).map((f) => f.id));
+}
+
+// Every value the page's inputs and text areas hold.
+async function inputValues(p) {
+  return p.evaluate(() => [...document.querySelectorAll('input, textarea')].map((x) => x.value));
+}
+
+test('the destination form follows the URL to a broker\'s settings, the password write-only', async () => {
+  const label = 'Orders into a Redis stream';
+  const password = 'rp-console-5f2a9c81e4';
+  const newPassword = 'kp-console-0b7d33a6f1';
+  // Nothing listens there, and nothing is published to it: its own event type.
+  const port = await closedPort();
+  const redisUrl = `redis://127.0.0.1:${port}/0`;
+  const kafkaUrl = `kafka://127.0.0.1:${port}`;
+  await page.goto(`${BASE}/ui/#/destinations/new`);
+  await page.getByRole('heading', { level: 1, name: 'New destination' }).waitFor();
+  // An http URL takes no broker settings; a redis one shows Redis's and the credentials.
+  await page.locator('#dest-url').fill(`${receiverBase}/ok`);
+  assert.equal(await page.locator('#dest-transport-name').textContent(), 'HTTP');
+  assert.deepEqual(await shownBrokerFieldsets(page), []);
+  await page.locator('#dest-url').fill(redisUrl);
+  assert.equal(await page.locator('#dest-transport-name').textContent(), 'Redis Streams');
+  assert.deepEqual(await shownBrokerFieldsets(page), ['broker-redis', 'broker-credentials']);
+  assert.equal(await page.locator('#dest-broker-topic').isVisible(), false);
+  await page.locator('#dest-description').fill(label);
+  await page.locator('#dest-event-types').fill('console.broker');
+  await page.locator('#dest-broker-password').fill(password);
+  // No stream: the server's words go under the stream.
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.locator('#dest-broker-stream-error').getByText('required').waitFor();
+  assert.equal(await page.locator('#dest-broker-stream').getAttribute('aria-invalid'), 'true');
+  assert.match(await page.locator('#dest-broker-stream').getAttribute('aria-describedby'), /\bdest-broker-stream-error\b/);
+  assert.equal(await page.locator('#dest-broker-password').getAttribute('aria-invalid'), null);
+  assert.match(await page.locator('.alert-error').textContent(), /Not created/);
+  const listed = await api('GET', '/v1/destinations?limit=200');
+  assert.ok(!listed.json.data.some((x) => x.description === label), 'nothing was created');
+
+  await page.locator('#dest-broker-stream').fill('console-events');
+  await page.locator('#dest-broker-max-len').fill('5000');
+  const post = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/v1/destinations'));
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  await page.getByRole('heading', { level: 1, name: label }).waitFor();
+  assert.deepEqual(JSON.parse((await post).postData()).broker, { stream: 'console-events', max_len: 5000, password });
+  const id = (await page.locator('.page-header .subtitle').textContent()).trim();
+  const path = `/v1/destinations/${encodeURIComponent(id)}`;
+  const created = (await api('GET', path)).json;
+  assert.equal(created.url, redisUrl);
+  assert.deepEqual(created.broker, { stream: 'console-events', max_len: 5000, password: 'set' });
+  // The page: the transport, its settings and the password set, never the password.
+  assert.equal(await page.locator('#broker-transport').textContent(), 'Redis Streams');
+  assert.equal(await page.locator('#broker-stream').textContent(), 'console-events');
+  assert.equal(await page.locator('#broker-max-len').textContent(), '5000');
+  assert.match(await page.locator('#broker-password').textContent(), /Password:\s*password set/);
+  assert.match(await page.locator('#broker-username').textContent(), /Username:\s*none/);
+  for (const html of [await page.content(), (await api('GET', path)).text, (await api('GET', '/v1/destinations?limit=200')).text]) {
+    assert.ok(!html.includes(password), 'a broker password was shown');
+  }
+  await shot(page, '25-destination-broker');
+
+  // The form: Redis's fieldset only, the settings as stored, the password set and in no
+  // input. Editing another field leaves the broker settings alone.
+  await page.goto(`${BASE}/ui/#/destinations/${encodeURIComponent(id)}/edit`);
+  await page.getByRole('heading', { level: 1, name: 'Edit destination' }).waitFor();
+  await page.locator('#dest-broker-password-set').waitFor();
+  assert.deepEqual(await shownBrokerFieldsets(page), ['broker-redis', 'broker-credentials']);
+  assert.equal(await page.locator('#dest-broker-stream').inputValue(), 'console-events');
+  assert.equal(await page.locator('#dest-broker-max-len').inputValue(), '5000');
+  assert.equal(await page.locator('#dest-broker-password').inputValue(), '', 'the password field starts empty');
+  assert.equal(await page.locator('#dest-broker-username').inputValue(), '');
+  assert.equal(await page.locator('#dest-broker-username-set').count(), 0, 'no username is set');
+  assert.ok(!(await inputValues(page)).some((v) => v.includes(password) || v === 'set'), 'a credential is in an input');
+  assert.ok(!(await page.content()).includes(password));
+  await page.evaluate(() => window.scrollTo(0,
+    document.querySelector('#broker-settings').getBoundingClientRect().top + window.scrollY - 72));
+  await shot(page, '26-destination-broker-form');
+  await page.locator('#dest-description').fill(`${label} (trimmed)`);
+  let patch = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(path));
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { level: 1, name: `${label} (trimmed)` }).waitFor();
+  assert.deepEqual(JSON.parse((await patch).postData()), { description: `${label} (trimmed)` });
+  assert.deepEqual((await api('GET', path)).json.broker, created.broker);
+
+  // To Kafka: its topic shows and Redis's settings go. Without a topic, the 422 is on it.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await page.locator('#dest-broker-password-set').waitFor();
+  await page.locator('#dest-url').fill(kafkaUrl);
+  assert.equal(await page.locator('#dest-transport-name').textContent(), 'Apache Kafka');
+  assert.deepEqual(await shownBrokerFieldsets(page), ['broker-kafka', 'broker-credentials']);
+  assert.equal(await page.locator('#dest-broker-topic').isVisible(), true);
+  assert.equal(await page.locator('#dest-broker-stream').isVisible(), false);
+  // The password was given for the Redis server: the page says it must be typed again.
+  assert.match(await page.locator('#dest-broker-password-status').textContent(), /type it again/);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#dest-broker-topic-error').getByText('required').waitFor();
+  assert.equal(await page.locator('#dest-broker-topic').getAttribute('aria-invalid'), 'true');
+  assert.match(await page.locator('#dest-broker-topic').getAttribute('aria-describedby'), /\bdest-broker-topic-error\b/);
+  assert.match(await page.locator('.alert-error').textContent(), /Not saved/);
+  let now = (await api('GET', path)).json;
+  assert.equal(now.url, redisUrl);
+  assert.deepEqual(now.broker, created.broker);
+
+  // With a topic, keeping the password is refused next to the password.
+  await page.locator('#dest-broker-topic').fill('console-events');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#dest-broker-password-error:not([hidden])').waitFor();
+  assert.equal(await page.locator('#dest-broker-password').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.locator('#dest-broker-topic').getAttribute('aria-invalid'), null);
+  assert.equal((await api('GET', path)).json.url, redisUrl);
+
+  // A new password: saved, and Kafka's settings replace Redis's.
+  await page.locator('#dest-broker-password').fill(newPassword);
+  patch = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(path));
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#broker-transport', { hasText: 'Apache Kafka' }).waitFor();
+  assert.deepEqual(JSON.parse((await patch).postData()),
+    { url: kafkaUrl, broker: { topic: 'console-events', password: newPassword } });
+  now = (await api('GET', path)).json;
+  assert.equal(now.url, kafkaUrl);
+  assert.deepEqual(now.broker, { topic: 'console-events', password: 'set' });
+  assert.equal(await page.locator('#broker-topic').textContent(), 'console-events');
+  assert.match(await page.locator('#broker-password').textContent(), /password set/);
+  assert.equal(await page.locator('#broker-stream').count(), 0);
+  const html = await page.content();
+  assert.ok(!html.includes(password) && !html.includes(newPassword), 'a broker password was shown');
   assertNoProblems();
 });
 

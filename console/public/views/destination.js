@@ -10,7 +10,8 @@ import {
   card, circuitBadge, enabledBadge, idLink, lastAnswer, pageHeader, pagedTable,
 } from './common.js';
 import {
-  certificateBadge, destinationLabel, healthBadge, healthOf, takeCreatedSecret,
+  BROKER_SETTINGS, TRANSPORT_LABELS, certificateBadge, destinationLabel, healthBadge, healthOf,
+  takeCreatedSecret, transportOf,
 } from './destination_shared.js';
 
 export function renderDetail(ctx) {
@@ -72,6 +73,7 @@ function detailBody(ctx, d, notices, reload) {
 
   const settings = card('Settings', facts([
     ['URL', h('span', { class: 'mono break' }, show(d.url))],
+    ['Transport', brokerFacts(d)],
     ['Description', show(d.description)],
     ['Tenant', show(d.tenant_id)],
     ['Event types', eventTypes],
@@ -208,6 +210,29 @@ function oauthFacts(d) {
     h('li', null, 'Scope: ', auth.scope
       ? h('span', { class: 'mono break', id: 'oauth-scope' }, auth.scope)
       : h('span', { class: 'muted', id: 'oauth-scope' }, 'none')));
+}
+
+// The transport the url names and, for a broker, its settings as the API shows them: the
+// username and password only as set (they are write-only and never sent to the page).
+function brokerFacts(d) {
+  const transport = transportOf(d.url);
+  if (!Object.hasOwn(BROKER_SETTINGS, transport || '')) {
+    return h('span', { id: 'broker-transport' }, transport ? TRANSPORT_LABELS[transport] : show(null));
+  }
+  const broker = d.broker && typeof d.broker === 'object' ? d.broker : {};
+  const given = (v) => v !== null && v !== undefined && v !== '';
+  return h('ul', { class: 'plain broker-facts', id: 'broker-facts' },
+    h('li', null, h('strong', { id: 'broker-transport' }, TRANSPORT_LABELS[transport])),
+    BROKER_SETTINGS[transport].map((s) => {
+      const id = `broker-${s.name.replaceAll('_', '-')}`;
+      return h('li', null, `${s.label}: `, given(broker[s.name])
+        ? h('span', { class: 'mono break', id }, String(broker[s.name]))
+        : h('span', { class: 'muted', id }, s.absent));
+    }),
+    ['username', 'password'].map((name) => h('li', { id: `broker-${name}` },
+      `${name === 'username' ? 'Username' : 'Password'}: `, broker[name]
+        ? h('span', { class: 'badge badge-ok badge-plain' }, `${name} set`)
+        : h('span', { class: 'muted' }, 'none'))));
 }
 
 function secretPanel(ctx, id) {

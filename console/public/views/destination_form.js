@@ -5,7 +5,9 @@ import { button, busy, errorBox, h, loading, replace, show, toast } from '../dom
 import { indent } from '../json_text.js';
 import { loadCatalog, typeBadges } from './catalog.js';
 import { pageHeader } from './common.js';
-import { destinationLabel, rememberCreatedSecret } from './destination_shared.js';
+import {
+  BROKER_SETTINGS, TRANSPORT_LABELS, brokerOrigin, destinationLabel, rememberCreatedSecret, transportOf,
+} from './destination_shared.js';
 
 function parseHeaders(text) {
   const headers = {};
@@ -400,6 +402,165 @@ function oauthSection(d) {
   };
 }
 
+// "Transport": what the URL's scheme delivers to. An http(s) URL takes no broker
+// settings; a broker's URL (amqp, nats, redis, kafka) shows that broker's settings only,
+// a fieldset each, and the credentials every broker takes. The username and password are
+// write-only: a stored one is never in the page; it shows as set and is kept (sent as
+// "set") unless a new one is typed or the credentials are removed. `broker` replaces
+// every setting, so the settings go together, as the API wants them.
+function brokerSection(d, urlInput) {
+  const stored = d && d.broker && typeof d.broker === 'object' ? d.broker : null;
+  const storedTransport = d ? transportOf(d.url) : null;
+  const storedOrigin = d ? brokerOrigin(d.url) : null;
+  const text = (id, name, value, attrs = {}) => h('input', {
+    id, name, autocomplete: 'off', spellcheck: 'false', value: value || '', ...attrs,
+  });
+  const idOf = (name) => `dest-broker-${name.replaceAll('_', '-')}`;
+
+  const fields = {};
+  const fieldsets = {};
+  for (const [transport, settings] of Object.entries(BROKER_SETTINGS)) {
+    // A setting shows its stored value only under the transport it was stored for.
+    const own = stored && storedTransport === transport ? stored : null;
+    const nodes = settings.map((s) => {
+      const id = idOf(s.name);
+      const value = own && own[s.name] != null ? String(own[s.name]) : '';
+      const attrs = s.integer
+        ? { type: 'number', min: 1, max: 1000000000, step: 1, placeholder: s.placeholder }
+        : { placeholder: s.placeholder, class: 'mono' };
+      if (s.required) attrs['aria-required'] = 'true';
+      const f = field(id, s.required ? s.label : `${s.label} (optional)`,
+        text(id, `broker_${s.name}`, value, attrs), s.hint);
+      fields[`broker.${s.name}`] = f;
+      return f.node;
+    });
+    fieldsets[transport] = h('fieldset', {
+      class: 'broker-transport', id: `broker-${transport}`, hidden: true,
+    }, h('legend', null, TRANSPORT_LABELS[transport]),
+    nodes.length > 1 ? h('div', { class: 'grid-2 tight' }, nodes) : nodes);
+  }
+
+  // The credentials: write-only, each with its own status line.
+  const credentials = [
+    { name: 'username', label: 'Username (optional)', attrs: { type: 'text' } },
+    { name: 'password', label: 'Password (optional)', attrs: { type: 'password', autocomplete: 'new-password' } },
+  ].map((c) => {
+    const id = idOf(c.name);
+    const isStored = Boolean(stored && stored[c.name]);
+    const f = field(id, c.label, text(id, `broker_${c.name}`, '', {
+      ...c.attrs,
+      placeholder: isStored ? `Leave empty to keep the ${c.name} that is set` : '',
+    }), c.name === 'password'
+      ? 'Required with a username. Write-only: once saved it shows as set and is never shown again.'
+      : 'Write-only: once saved it shows as set and is never shown again.');
+    const status = h('p', { class: 'key-status', id: `${id}-status`, 'aria-live': 'polite' });
+    f.input.setAttribute('aria-describedby', `${id}-status ${id}-help ${id}-error`);
+    f.node.insertBefore(status, f.input);
+    fields[`broker.${c.name}`] = f;
+    return { ...c, f, status, stored: isStored };
+  });
+
+  const transportLine = h('p', { class: 'hint broker-intro', id: 'dest-transport', 'aria-live': 'polite' });
+  const credentialsNode = h('fieldset', { class: 'broker-transport', id: 'broker-credentials', hidden: true },
+    h('legend', null, 'Credentials'),
+    h('div', { class: 'grid-2 tight' }, credentials.map((c) => c.f.node)));
+  const removed = h('p', { class: 'hint', id: 'dest-broker-removed', 'aria-live': 'polite' });
+  const remove = credentials.some((c) => c.stored) ? button('Remove the credentials', () => {
+    for (const c of credentials) {
+      c.f.input.value = '';
+      c.stored = false;
+    }
+    sync();
+    replace(removed, 'The username and password are removed when you save; type new ones to replace them instead.');
+  }, { id: 'dest-broker-credentials-remove', class: 'btn-small btn-secondary' }) : null;
+  if (remove) credentialsNode.append(h('div', { class: 'toolbar' }, remove));
+  credentialsNode.append(removed);
+
+  // The transport shown, so that the line (a live region) changes only with it.
+  let shown;
+  function sync() {
+    const url = urlInput.value.trim();
+    const transport = transportOf(url);
+    const broker = Object.hasOwn(BROKER_SETTINGS, transport || '');
+    for (const [t, node] of Object.entries(fieldsets)) node.hidden = t !== transport;
+    credentialsNode.hidden = !broker;
+    const kind = broker || transport === 'http' || !url ? transport || 'http' : 'none';
+    if (kind === shown) {
+      // unchanged
+    } else if (broker) {
+      replace(transportLine, 'Transport: ', h('strong', { id: 'dest-transport-name' }, TRANSPORT_LABELS[transport]),
+        '. Each webhook is published to this broker, signed and with its headers as over HTTP.');
+    } else if (transport === 'http' || !url) {
+      replace(transportLine, 'Transport: ', h('strong', { id: 'dest-transport-name' }, TRANSPORT_LABELS.http),
+        '. A broker\u2019s URL (amqp://, nats://, redis:// or kafka://) shows its settings here.');
+    } else {
+      replace(transportLine, 'Transport: ', h('strong', { id: 'dest-transport-name' }, 'none'),
+        '. The URL\u2019s scheme names no transport: use http, https, amqp, nats, redis or kafka.');
+    }
+    shown = kind;
+    // The stored credentials were given for the broker of the stored url.
+    const moved = broker && storedOrigin !== null && brokerOrigin(url) !== storedOrigin;
+    for (const c of credentials) {
+      if (!c.stored) {
+        replace(c.status);
+      } else if (!broker) {
+        replace(c.status, h('span', { class: 'badge badge-warn badge-plain' }, `${c.name} set`),
+          ` Not a broker\u2019s URL: the ${c.name} that is set is removed when you save.`);
+      } else if (moved && !c.f.input.value) {
+        replace(c.status, h('span', { class: 'badge badge-warn badge-plain', id: `${idOf(c.name)}-set` }, `${c.name} set`),
+          ' Given for the broker of the saved URL: type it again, or remove the credentials, to move to another broker.');
+      } else {
+        replace(c.status, h('span', { class: 'badge badge-ok badge-plain', id: `${idOf(c.name)}-set` }, `${c.name} set`),
+          ` A ${c.name} is set. It is kept unless you type a new one.`);
+      }
+    }
+  }
+  urlInput.addEventListener('input', sync);
+  for (const c of credentials) c.f.input.addEventListener('input', sync);
+  sync();
+
+  // The settings of `transport` out of `read(name)`, in the API's form: null for none.
+  const settingsOf = (transport, read, credential) => {
+    if (!Object.hasOwn(BROKER_SETTINGS, transport || '')) return null;
+    const out = {};
+    for (const s of BROKER_SETTINGS[transport]) {
+      const raw = read(s.name);
+      if (raw === '' || raw == null) continue;
+      out[s.name] = s.integer && /^\d+$/.test(String(raw)) ? Number(raw) : String(raw);
+    }
+    for (const c of credentials) {
+      const v = credential(c);
+      if (v) out[c.name] = v;
+    }
+    return Object.keys(out).length ? out : null;
+  };
+  // What the form holds: the settings of the URL's transport only.
+  const value = () => settingsOf(transportOf(urlInput.value),
+    (name) => fields[`broker.${name}`].input.value.trim(),
+    (c) => c.f.input.value || (c.stored ? 'set' : null));
+  // What the destination has, in the same form, to see whether anything changed.
+  const current = stored ? settingsOf(storedTransport, (name) => stored[name],
+    (c) => (stored[c.name] ? 'set' : null)) : null;
+  // Checks what the browser can: a whole number for max_len.
+  const check = (fieldError) => {
+    if (transportOf(urlInput.value) !== 'redis') return false;
+    const typed = fields['broker.max_len'].input.value.trim();
+    return Boolean(typed) && !/^\d+$/.test(typed) && fieldError('broker.max_len', 'Enter a whole number.');
+  };
+
+  return {
+    fields,
+    value,
+    current,
+    check,
+    node: h('fieldset', { class: 'broker-settings', id: 'broker-settings' },
+      h('legend', null, 'Transport'),
+      transportLine,
+      Object.values(fieldsets),
+      credentialsNode),
+  };
+}
+
 export function renderForm(ctx) {
   const editing = Boolean(ctx.params.id);
   const root = h('section', null, loading());
@@ -424,7 +585,7 @@ function formBody(ctx, d) {
     url: field('dest-url', 'URL', h('input', {
       id: 'dest-url', name: 'url', type: 'url', required: true, autocomplete: 'off',
       placeholder: 'https://example.com/webhooks', value: editing ? d.url || '' : '',
-    }), 'Absolute http or https URL the webhooks are POSTed to.'),
+    }), 'An absolute http or https URL the webhooks are POSTed to, or a broker\u2019s: amqp://host[:port][/vhost], nats://host[:port], redis://host[:port][/db] or kafka://host[:port][,host:port\u2026].'),
     description: field('dest-description', 'Description', h('input', {
       id: 'dest-description', name: 'description', autocomplete: 'off', maxlength: 1024,
       value: editing ? d.description || '' : '',
@@ -466,6 +627,8 @@ function formBody(ctx, d) {
   Object.assign(fields, tls.fields);
   const oauth = oauthSection(d);
   Object.assign(fields, oauth.fields);
+  const broker = brokerSection(d, fields.url.input);
+  Object.assign(fields, broker.fields);
   const showTenant = !editing && ctx.role !== 'tenant';
   if (showTenant) {
     fields.tenant_id = field('dest-tenant', 'Tenant', h('input', {
@@ -482,6 +645,7 @@ function formBody(ctx, d) {
   const picker = catalogPicker(ctx, fields.event_types.input, tester.setTypes);
   const form = h('form', { class: 'card form', novalidate: true },
     fields.url.node,
+    broker.node,
     h('div', { class: 'grid-2 tight' }, fields.description.node, showTenant ? fields.tenant_id.node
       : editing ? h('div', { class: 'field' }, h('span', { class: 'label' }, 'Tenant'),
         h('p', { class: 'static' }, show(d.tenant_id))) : null),
@@ -536,6 +700,7 @@ function formBody(ctx, d) {
     };
     const maxInFlight = intField('max_in_flight');
     const rateLimit = intField('rate_limit');
+    bad = broker.check(fieldError) || bad;
     if (bad) {
       replace(status, h('div', { class: 'alert alert-error', role: 'alert' }, 'Some fields need attention.'));
       return;
@@ -553,6 +718,7 @@ function formBody(ctx, d) {
       on_dead_letter: fields.on_dead_letter.input.value,
       tls: tls.value(),
       auth: oauth.value(),
+      broker: broker.value(),
     };
     if (editing) {
       // Only what changed, so fields this form does not show are left alone.
@@ -570,6 +736,8 @@ function formBody(ctx, d) {
       if (!same(wanted.tls, tls.current)) body.tls = wanted.tls;
       // Likewise the OAuth settings ("set" keeps the client secret).
       if (!same(wanted.auth, oauth.current)) body.auth = wanted.auth;
+      // And the broker settings, which `broker` replaces together ("set" keeps a credential).
+      if (!same(wanted.broker, broker.current)) body.broker = wanted.broker;
       if (!Object.keys(body).length) {
         ctx.navigate(cancelHref);
         return;
@@ -586,6 +754,7 @@ function formBody(ctx, d) {
       if (wanted.on_dead_letter !== 'continue') body.on_dead_letter = wanted.on_dead_letter;
       if (wanted.tls) body.tls = wanted.tls;
       if (wanted.auth) body.auth = wanted.auth;
+      if (wanted.broker) body.broker = wanted.broker;
       if (showTenant && v('tenant_id')) body.tenant_id = v('tenant_id');
       if (!enabled.checked) body.enabled = false;
     }

@@ -120,3 +120,76 @@ export function certificateBadge(d, attrs = {}) {
   }, expired ? 'certificate expired'
     : `certificate expires in ${expiry.days} day${expiry.days === 1 ? '' : 's'}`);
 }
+
+// ---- transports (docs/brokers.md) ----
+
+// What carries a destination's messages, by its url's scheme: the same schemes the API
+// reads (net/broker_url.h).
+const SCHEME_TRANSPORTS = {
+  http: 'http', https: 'http',
+  amqp: 'amqp', amqps: 'amqp',
+  nats: 'nats', tls: 'nats',
+  redis: 'redis', rediss: 'redis',
+  kafka: 'kafka',
+};
+
+export const TRANSPORT_LABELS = {
+  http: 'HTTP',
+  amqp: 'RabbitMQ (AMQP 0-9-1)',
+  nats: 'NATS JetStream',
+  redis: 'Redis Streams',
+  kafka: 'Apache Kafka',
+};
+
+// Each broker's own settings, in the order they are shown and sent. `absent`: what the
+// broker does without the setting; `required`: the API refuses the url without it.
+export const BROKER_SETTINGS = {
+  amqp: [
+    { name: 'exchange', label: 'Exchange', placeholder: 'webhooks', absent: 'the default exchange',
+      hint: 'Up to 127 of A-Z a-z 0-9 - _ . : \u2014 empty publishes to the default exchange.' },
+    { name: 'routing_key', label: 'Routing key', placeholder: 'order.created', absent: 'the event type',
+      hint: 'Empty: the event\u2019s type.' },
+  ],
+  nats: [
+    { name: 'subject', label: 'Subject', placeholder: 'webhooks.orders', absent: 'webhooks.<event type>',
+      hint: 'Dot-separated tokens, no wildcards. Empty: webhooks.<event type>.' },
+  ],
+  redis: [
+    { name: 'stream', label: 'Stream', placeholder: 'webhooks', required: true, absent: 'none',
+      hint: 'The stream key every message is appended to (XADD).' },
+    { name: 'max_len', label: 'Max length', placeholder: 'not trimmed', integer: true, absent: 'not trimmed',
+      hint: 'Trims the stream to about this many entries (MAXLEN ~), 1 to 1000000000. Empty: not trimmed.' },
+  ],
+  kafka: [
+    { name: 'topic', label: 'Topic', placeholder: 'webhooks', required: true, absent: 'none',
+      hint: '1 to 249 of A-Z a-z 0-9 . _ -' },
+  ],
+};
+
+function schemeOf(url) {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(typeof url === 'string' ? url.trim() : '');
+  return m ? m[1].toLowerCase() : null;
+}
+
+// 'http', 'amqp', 'nats', 'redis' or 'kafka' for a url; null for one of no known scheme.
+export function transportOf(url) {
+  const scheme = schemeOf(url);
+  return scheme && Object.hasOwn(SCHEME_TRANSPORTS, scheme) ? SCHEME_TRANSPORTS[scheme] : null;
+}
+
+const DEFAULT_PORTS = { amqp: 5672, amqps: 5671, nats: 4222, tls: 4222, redis: 6379, rediss: 6379, kafka: 9092 };
+
+// The broker a url names, as text that tells one broker from another: the scheme and
+// every host with its port (another AMQP vhost or Redis database is the same broker).
+// null for a url that is not a broker's.
+export function brokerOrigin(url) {
+  const scheme = schemeOf(url);
+  if (!scheme || !Object.hasOwn(DEFAULT_PORTS, scheme)) return null;
+  const authority = url.trim().slice(scheme.length + 3).split(/[/?#]/)[0].toLowerCase();
+  const hosts = authority.split(',').map((hp) => {
+    const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(hp);
+    if (!m) return hp;
+    return `${m[1]}:${m[2] ? Number(m[2]) : DEFAULT_PORTS[scheme]}`;
+  });
+  return `${scheme}://${hosts.join(',')}`;
+}

@@ -96,7 +96,7 @@ class Admin {
 
 }  // namespace
 
-RabbitMqServer::RabbitMqServer()
+RabbitMqServer::RabbitMqServer(Tls tls)
     : port_(FreePort()), dist_port_(FreePort()), epmd_port_(FreePort()) {
   char tmpl[] = "/tmp/webhookd-rabbitmq-XXXXXX";
   dir_ = ::mkdtemp(tmpl);
@@ -106,6 +106,16 @@ RabbitMqServer::RabbitMqServer()
                                          << "disk_free_limit.absolute = 1MB\n"
                                          << "log.console = true\n"
                                          << "log.file = false\n";
+  if (!tls.certificate.empty()) {
+    tls_port_ = FreePort();
+    std::ofstream(dir_ + "/rabbitmq.conf", std::ios::app)
+        << "listeners.ssl.default = 127.0.0.1:" << tls_port_ << "\n"
+        << "ssl_options.certfile = " << tls.certificate << "\n"
+        << "ssl_options.keyfile = " << tls.key << "\n"
+        << "ssl_options.cacertfile = " << tls.ca << "\n"
+        << "ssl_options.verify = verify_none\n"
+        << "ssl_options.fail_if_no_peer_cert = false\n";
+  }
   std::ofstream(dir_ + "/enabled_plugins") << "[].\n";
   std::ofstream(dir_ + "/rabbitmq-env.conf") << "";
   // Our own epmd, in the foreground, so that none is left behind: the node would start a

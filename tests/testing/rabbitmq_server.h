@@ -26,7 +26,16 @@ struct AmqpMessage {
 // database): a suite starts one and shares it.
 class RabbitMqServer {
  public:
-  RabbitMqServer();  // starts it; a test failure if it is not up within a minute
+  // PEM files for an amqps listener besides the plain one; none when `certificate` is
+  // empty.
+  struct Tls {
+    std::string certificate;
+    std::string key;
+    std::string ca;
+  };
+
+  // Starts it; a test failure if it is not up within a minute.
+  explicit RabbitMqServer(Tls tls = {});
   ~RabbitMqServer();
   RabbitMqServer(const RabbitMqServer&) = delete;
   RabbitMqServer& operator=(const RabbitMqServer&) = delete;
@@ -42,6 +51,7 @@ class RabbitMqServer {
 
   int port() const { return port_; }
   std::string url() const { return "amqp://127.0.0.1:" + std::to_string(port_); }
+  int tls_port() const { return tls_port_; }  // 0 without Tls
 
   // Administration as guest, through librabbitmq; each a test failure when refused.
   void DeclareExchange(const std::string& exchange, const std::string& type = "direct");
@@ -58,6 +68,7 @@ class RabbitMqServer {
   bool LoginWorks() const;
 
   int port_;
+  int tls_port_ = 0;
   int dist_port_;
   int epmd_port_;
   std::string dir_;

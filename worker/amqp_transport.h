@@ -20,11 +20,16 @@ namespace webhookd {
 // closed channel or connection, refused credentials, or no answer within the attempt
 // timeout are errors with the broker's own words, so the attempt is retryable.
 //
-// One connection (and one channel on it) per destination URL and credentials, made on its
-// first message after the host passed the private-address rule, and made again after a
-// failure no sooner than a backoff (from 100 ms, doubling to 5 s) allows: messages
-// meanwhile fail at once with the failure that began it. A channel the broker closed
-// (say, for an exchange that does not exist) is opened again on the next message.
+// amqps is TLS: the broker's certificate must chain to the destination's tls.ca_certificate
+// (the system's CAs without one) and name the URL's host; tls.client_certificate and
+// client_key, when given, are presented.
+//
+// One connection (and one channel on it) per destination URL, credentials and TLS
+// settings, made on its first message after the host passed the private-address rule,
+// and made again after a failure no sooner than a backoff (from 100 ms, doubling to 5 s)
+// allows: messages meanwhile fail at once with the failure that began it. A channel the
+// broker closed (say, for an exchange that does not exist) is opened again on the next
+// message, at once, as its connection still stands.
 //
 // Threads: one per connection, made when its first message comes and joined by the
 // destructor. Each sends its messages one at a time in the order Start was called, so a

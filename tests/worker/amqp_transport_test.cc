@@ -17,6 +17,7 @@
 
 #include "tests/testing/process.h"
 #include "tests/testing/rabbitmq_server.h"
+#include "tests/testing/test_pki.h"
 
 namespace webhookd {
 namespace {
@@ -67,6 +68,15 @@ SendResult SendUntilAcknowledged(AmqpTransport& transport, const std::function<O
   return r;
 }
 
+// Answers every name with 127.0.0.1, so that a name the broker's certificate does not
+// hold reaches it.
+class LoopbackResolver final : public Resolver {
+ public:
+  Result<std::vector<IpAddress>> Resolve(const std::string&) override {
+    return std::vector<IpAddress>{IpAddress::V4(0x7f000001)};
+  }
+};
+
 AmqpTransport::Options Loopback() {
   AmqpTransport::Options o;
   o.attempt_timeout = 1s;
@@ -79,19 +89,25 @@ class AmqpTransportTest : public ::testing::Test {
   // Started side by side: each takes seconds.
   static void SetUpTestSuite() {
     auto other = std::async(std::launch::async, [] { return std::make_unique<RabbitMqServer>(); });
-    rabbit_ = new RabbitMqServer();
+    pki_ = new testing::TestPki();
+    rabbit_ = new RabbitMqServer(
+        {pki_->Path("server.pem"), pki_->Path("server.key"), pki_->Path("ca.pem")});
     spare_ = other.get().release();
   }
   static void TearDownTestSuite() {
     delete rabbit_;
     delete spare_;
+    delete pki_;
     rabbit_ = spare_ = nullptr;
+    pki_ = nullptr;
   }
 
+  static testing::TestPki* pki_;   // the certificate of rabbit_'s amqps listener
   static RabbitMqServer* rabbit_;  // the one every test may use
   static RabbitMqServer* spare_;   // stopped or paused by the tests that need it
 };
 
+testing::TestPki* AmqpTransportTest::pki_ = nullptr;
 RabbitMqServer* AmqpTransportTest::rabbit_ = nullptr;
 RabbitMqServer* AmqpTransportTest::spare_ = nullptr;
 
@@ -313,12 +329,33 @@ TEST_F(AmqpTransportTest, AHungBrokerTimesOutAndHoldsUpNoOtherDestination) {
   EXPECT_TRUE(back.acknowledged) << back.error.value_or("");
 }
 
-TEST_F(AmqpTransportTest, AmqpsIsAnErrorNotASend) {
-  AmqpTransport transport(Loopback());
-  const SendResult r = SendAndWait(
-      transport, Message("amqps://127.0.0.1:" + std::to_string(rabbit_->port()), "evt_1"));
-  EXPECT_FALSE(r.acknowledged);
-  EXPECT_EQ(r.error, "amqp: amqps is not supported by this build");
+TEST_F(AmqpTransportTest, AmqpsTrustsTheDestinationsCaAndChecksTheBrokersName) {
+  rabbit_->DeclareQueue("order.created");
+  LoopbackResolver resolver;
+  AmqpTransport::Options options = Loopback();
+  options.resolver = &resolver;
+  AmqpTransport transport(options);
+  const std::string port = std::to_string(rabbit_->tls_port());
+  DestinationTls ca;
+  ca.ca_certificate = pki_->Pem("ca.pem");
+  Outgoing trusted = Message("amqps://localhost:" + port, "evt_1");
+  trusted.tls = ca;
+  const SendResult ok = SendAndWait(transport, trusted);
+  EXPECT_TRUE(ok.acknowledged) << ok.error.value_or("");
+  // The system's CAs do not know the test's.
+  const SendResult unknown = SendAndWait(transport, Message("amqps://localhost:" + port, "evt_2"));
+  EXPECT_FALSE(unknown.acknowledged);
+  EXPECT_TRUE(unknown.error);
+  // The certificate names 127.0.0.1 and localhost, not this.
+  Outgoing misnamed = Message("amqps://broker.example:" + port, "evt_3");
+  misnamed.tls = ca;
+  const SendResult wrong_name = SendAndWait(transport, misnamed);
+  EXPECT_FALSE(wrong_name.acknowledged);
+  EXPECT_TRUE(wrong_name.error);
+  const auto m = rabbit_->Get("order.created");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->message_id, "evt_1");
+  EXPECT_FALSE(rabbit_->Get("order.created"));
 }
 
 }  // namespace

@@ -245,10 +245,11 @@ struct AmqpTransport::Connection {
     }
     cv.notify_all();
     thread.join();
-    // A healthy connection is closed politely, so the broker logs no lost client; its
-    // answer is waited for no longer than an attempt.
-    if (conn != nullptr && channel_open) {
-      amqp_channel_close(conn, kChannel, AMQP_REPLY_SUCCESS);
+    // A connection is closed politely (its channel with it), so the broker logs no lost
+    // client; a broker that does not answer holds up the shutdown a second at most.
+    if (conn != nullptr) {
+      timeval tv{1, 0};
+      amqp_set_rpc_timeout(conn, &tv);
       amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
     }
     Close();

@@ -1,8 +1,8 @@
 // The AMQP transport (worker/amqp_transport.h) against real RabbitMQ nodes that the suite
 // starts on loopback (two, started once, as a node takes seconds to start): what a message
-// holds, the default routing key, unroutable messages and missing exchanges, refused
-// credentials, a broker stopped and back, the private-address rule, the order of a
-// connection's messages, and that a hung broker holds up no other.
+// holds, the default routing key, unroutable messages and missing exchanges, vhosts,
+// refused credentials, a broker stopped and back, the private-address rule, the order of
+// a connection's messages, that a hung broker holds up no other, and amqps.
 #include "worker/amqp_transport.h"
 
 #include <gtest/gtest.h>
@@ -216,6 +216,21 @@ TEST_F(AmqpTransportTest, RefusedCredentialsAreAnErrorInTheBrokersWordsWithoutTh
   EXPECT_EQ(m->message_id, "evt_2");
 }
 
+TEST_F(AmqpTransportTest, TheUrlsPathIsTheVhost) {
+  rabbit_->DeclareQueue("order.created");
+  AmqpTransport transport(Loopback());
+  const SendResult slash = SendAndWait(transport, Message(rabbit_->url() + "/%2F", "evt_1"));
+  EXPECT_TRUE(slash.acknowledged) << slash.error.value_or("");
+  const SendResult missing = SendAndWait(transport, Message(rabbit_->url() + "/nope", "evt_2"));
+  EXPECT_FALSE(missing.acknowledged);
+  ASSERT_TRUE(missing.error);
+  EXPECT_NE(missing.error->find("vhost nope not found"), std::string::npos) << *missing.error;
+  const auto m = rabbit_->Get("order.created");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->message_id, "evt_1");
+  EXPECT_FALSE(rabbit_->Get("order.created"));
+}
+
 TEST_F(AmqpTransportTest, APrivateAddressIsRefusedUnlessAllowed) {
   rabbit_->DeclareQueue("order.created");
   AmqpTransport::Options options = Loopback();
@@ -308,6 +323,11 @@ TEST_F(AmqpTransportTest, AHungBrokerTimesOutAndHoldsUpNoOtherDestination) {
   const auto started = std::chrono::steady_clock::now();
   transport.Start(Message(spare_->url(), "evt_1"),
                   [&slow](SendResult r) { slow.set_value(std::move(r)); });
+  // Queued behind it, and handed back unsent.
+  std::promise<SendResult> queued;
+  auto queued_result = queued.get_future();
+  transport.Start(Message(spare_->url(), "evt_1b"),
+                  [&queued](SendResult r) { queued.set_value(std::move(r)); });
   // The healthy broker answers, and a port where nothing listens fails, while the hung
   // one waits out its timeout.
   const SendResult fast = SendAndWait(transport, Message(rabbit_->url(), "evt_2"));
@@ -317,11 +337,16 @@ TEST_F(AmqpTransportTest, AHungBrokerTimesOutAndHoldsUpNoOtherDestination) {
   EXPECT_FALSE(refused.acknowledged);
   EXPECT_TRUE(refused.error);
   EXPECT_EQ(slow_result.wait_for(0s), std::future_status::timeout);
+  // evt_1 is on the network by now (the sends above took longer than taking it up).
+  transport.CancelUnstarted();
   ASSERT_EQ(slow_result.wait_for(10s), std::future_status::ready);
   const SendResult timed_out = slow_result.get();
   EXPECT_GE(std::chrono::steady_clock::now() - started, 900ms);
   EXPECT_TRUE(timed_out.timed_out) << timed_out.error.value_or("");
   EXPECT_FALSE(timed_out.acknowledged);
+  EXPECT_FALSE(timed_out.not_started);
+  ASSERT_EQ(queued_result.wait_for(10s), std::future_status::ready);
+  EXPECT_TRUE(queued_result.get().not_started);
   spare_->Resume();
   // The connection was dropped; a new one is made after the backoff.
   const SendResult back =

@@ -46,8 +46,8 @@ amqp_bytes_t Bytes(const std::string& s) {
 
 std::string Text(amqp_bytes_t b) { return std::string(static_cast<const char*>(b.bytes), b.len); }
 
-// The connection's key: its URL and credentials, so that a destination whose password
-// changed gets a connection of its own.
+// The connection's key: its URL, credentials and TLS settings, so that a destination
+// whose password or CA changed gets a connection of its own.
 std::string KeyOf(const Outgoing& out) {
   std::string key = out.url;
   if (out.broker) {
@@ -195,7 +195,7 @@ bool TimedOut(const amqp_rpc_reply_t& reply) {
 }
 
 // Each header as a long string of the headers table; `names` holds the lowercased names
-// the entries point into.
+// the entries point into (reserved first, so that none moves).
 std::vector<amqp_table_entry_t> HeaderTable(const Headers& headers,
                                             std::vector<std::string>& names) {
   names.clear();
@@ -351,7 +351,8 @@ struct AmqpTransport::Connection {
     // Without these the login and the channel's RPCs would wait for a hung broker forever.
     amqp_set_handshake_timeout(conn, &tv);
     amqp_set_rpc_timeout(conn, &tv);
-    // Like RabbitMQ's own default user, when the destination names no credentials.
+    // No credentials: RabbitMQ's default user, guest/guest (which a stock RabbitMQ lets in
+    // from loopback only).
     const bool anonymous = !broker.username && !broker.password;
     const std::string username = anonymous ? "guest" : broker.username.value_or("");
     const std::string password = anonymous ? "guest" : broker.password.value_or("");

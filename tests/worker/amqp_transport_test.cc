@@ -86,13 +86,29 @@ AmqpTransport::Options Loopback() {
 
 class AmqpTransportTest : public ::testing::Test {
  protected:
-  // Started side by side: each takes seconds.
+  // The tests that stop or pause a broker: they do it to the spare.
+  static bool UsesSpare(std::string_view test) {
+    return test == "ABrokerStoppedMidDrainIsAnErrorAndDeliveryResumesWhenItIsBack" ||
+           test == "AHungBrokerTimesOutAndHoldsUpNoOtherDestination";
+  }
+
+  // The spare is started only when a test that uses it is to run, as ctest runs each test
+  // in a process of its own; beside the main one, as each takes seconds.
   static void SetUpTestSuite() {
-    auto other = std::async(std::launch::async, [] { return std::make_unique<RabbitMqServer>(); });
+    bool spare = false;
+    const ::testing::TestSuite* suite = ::testing::UnitTest::GetInstance()->current_test_suite();
+    for (int i = 0; i < suite->total_test_count(); ++i) {
+      const ::testing::TestInfo* test = suite->GetTestInfo(i);
+      spare = spare || (test->should_run() && UsesSpare(test->name()));
+    }
+    std::future<std::unique_ptr<RabbitMqServer>> other;
+    if (spare) {
+      other = std::async(std::launch::async, [] { return std::make_unique<RabbitMqServer>(); });
+    }
     pki_ = new testing::TestPki();
     rabbit_ = new RabbitMqServer(
         {pki_->Path("server.pem"), pki_->Path("server.key"), pki_->Path("ca.pem")});
-    spare_ = other.get().release();
+    if (other.valid()) spare_ = other.get().release();
   }
   static void TearDownTestSuite() {
     delete rabbit_;
@@ -104,7 +120,7 @@ class AmqpTransportTest : public ::testing::Test {
 
   static testing::TestPki* pki_;   // the certificate of rabbit_'s amqps listener
   static RabbitMqServer* rabbit_;  // the one every test may use
-  static RabbitMqServer* spare_;   // stopped or paused by the tests that need it
+  static RabbitMqServer* spare_;   // null unless a test that UsesSpare runs
 };
 
 testing::TestPki* AmqpTransportTest::pki_ = nullptr;
@@ -281,6 +297,7 @@ TEST_F(AmqpTransportTest, AConnectionsMessagesKeepTheOrderOfStart) {
 }
 
 TEST_F(AmqpTransportTest, ABrokerStoppedMidDrainIsAnErrorAndDeliveryResumesWhenItIsBack) {
+  ASSERT_TRUE(spare_) << "UsesSpare names this test";
   spare_->DeclareQueue("order.created");
   AmqpTransport transport(Loopback());
   ASSERT_TRUE(SendAndWait(transport, Message(spare_->url(), "evt_0")).acknowledged);
@@ -313,6 +330,7 @@ TEST_F(AmqpTransportTest, ABrokerStoppedMidDrainIsAnErrorAndDeliveryResumesWhenI
 }
 
 TEST_F(AmqpTransportTest, AHungBrokerTimesOutAndHoldsUpNoOtherDestination) {
+  ASSERT_TRUE(spare_) << "UsesSpare names this test";
   rabbit_->DeclareQueue("order.created");
   spare_->DeclareQueue("order.created");
   AmqpTransport transport(Loopback());

@@ -24,6 +24,8 @@ class NatsServer {
   struct Options {
     std::string user;      // with password: clients must present both
     std::string password;  // empty: no authentication
+    std::string tls_cert;  // with tls_key (PEM files): clients must use TLS
+    std::string tls_key;
   };
 
   explicit NatsServer(Options options);  // started; a test failure if it does not answer

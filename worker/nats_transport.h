@@ -24,8 +24,10 @@ namespace webhookd {
 // the host passed the private-address rule, and made again after a failure no sooner
 // than a backoff (from 100 ms, doubling to 5 s) allows: messages meanwhile fail at once
 // with the failure that began it. libnats's own reconnecting is turned off so that this
-// backoff is the only one; nats:// is plain TCP, tls:// is TLS checked against the
-// system's CAs and the URL's host name.
+// backoff is the only one. tls:// is TLS checked against the system's CAs and the URL's
+// host name (though the connection is to a vetted address); nats:// is plain TCP, unless
+// the server requires TLS: libnats then upgrades by itself, checking the CAs but not the
+// name.
 //
 // Threads: one per connection, made when its first message comes and joined by the
 // destructor. Each sends its messages one at a time in the order Start was called, so a

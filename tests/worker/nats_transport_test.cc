@@ -5,6 +5,7 @@
 #include "worker/nats_transport.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,6 +18,7 @@
 
 #include "tests/testing/nats_server.h"
 #include "tests/testing/raw_listener.h"
+#include "tests/testing/test_pki.h"
 #include "tests/testing/wait.h"
 
 namespace webhookd {
@@ -159,7 +161,10 @@ TEST(NatsTransportTest, NoStreamForTheSubjectIsARetryableErrorAndTheConnectionSt
 }
 
 TEST(NatsTransportTest, RefusedCredentialsAreAnErrorInTheServersWordsWithoutThePassword) {
-  NatsServer nats({.user = "webhookd", .password = "s3cret"});
+  NatsServer::Options auth;
+  auth.user = "webhookd";
+  auth.password = "s3cret";
+  NatsServer nats(auth);
   ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
   NatsTransport transport(Loopback());
   BrokerSettings wrong;
@@ -292,6 +297,55 @@ TEST(NatsTransportTest, TlsAgainstAServerWithoutItIsAnError) {
   ASSERT_TRUE(r.error);
   EXPECT_EQ(r.error->rfind("nats: ", 0), 0u) << *r.error;
   EXPECT_TRUE(nats.Messages("WEBHOOKS").empty());
+}
+
+// Every name is 127.0.0.1.
+class LoopbackResolver final : public Resolver {
+ public:
+  Result<std::vector<IpAddress>> Resolve(const std::string&) override {
+    return std::vector<IpAddress>{IpAddress::V4(0x7F000001)};
+  }
+};
+
+// OpenSSL's "system CAs" are SSL_CERT_FILE's when it is set: the test CA, for one scope.
+class SystemCaFile {
+ public:
+  explicit SystemCaFile(const std::string& path) { ::setenv("SSL_CERT_FILE", path.c_str(), 1); }
+  ~SystemCaFile() { ::unsetenv("SSL_CERT_FILE"); }
+};
+
+TEST(NatsTransportTest, TlsChecksTheServerAgainstTheSystemsCasAndTheUrlsHost) {
+  testing::TestPki pki;
+  NatsServer::Options tls;
+  tls.tls_cert = pki.Path("server.pem");
+  tls.tls_key = pki.Path("server.key");
+  NatsServer nats(tls);
+  ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
+  const std::string port = std::to_string(nats.port());
+  {
+    NatsTransport transport(Loopback());
+    const SendResult untrusted =
+        SendAndWait(transport, Message("tls://localhost:" + port, "evt_1"));
+    EXPECT_FALSE(untrusted.acknowledged);
+    ASSERT_TRUE(untrusted.error);
+    EXPECT_NE(untrusted.error->find("SSL handshake error"), std::string::npos) << *untrusted.error;
+  }
+  SystemCaFile ca(pki.Path("ca.pem"));
+  LoopbackResolver resolver;
+  NatsTransport::Options options = Loopback();
+  options.resolver = &resolver;
+  NatsTransport transport(options);
+  // The certificate names localhost and 127.0.0.1; it is checked against either.
+  const SendResult by_name = SendAndWait(transport, Message("tls://localhost:" + port, "evt_2"));
+  EXPECT_TRUE(by_name.acknowledged) << by_name.error.value_or("");
+  const SendResult by_address = SendAndWait(transport, Message("tls://127.0.0.1:" + port, "evt_3"));
+  EXPECT_TRUE(by_address.acknowledged) << by_address.error.value_or("");
+  // Connected to by its address, the server must still prove the URL's name.
+  const SendResult other_name = SendAndWait(transport, Message("tls://nats.test:" + port, "evt_4"));
+  EXPECT_FALSE(other_name.acknowledged);
+  ASSERT_TRUE(other_name.error);
+  EXPECT_NE(other_name.error->find("hostname mismatch"), std::string::npos) << *other_name.error;
+  EXPECT_EQ(IdsOf(nats.Messages("WEBHOOKS")), (std::vector<std::string>{"evt_2", "evt_3"}));
 }
 
 TEST(NatsTransportTest, LibnatssConnectionThreadsEndWithTheTransport) {

@@ -361,6 +361,8 @@ struct NatsTransport::Connection {
     auto msg = MakeMessage(*subject, out);
     if (!msg) return Failed(msg.error());
     if (natsStatus s = natsConnection_PublishMsg(nc, msg->get()); s != NATS_OK) {
+      // Too big for the server is this message's fault, not the connection's.
+      if (s == NATS_MAX_PAYLOAD) return Failed(Words(s));
       return Lost(WithoutPassword(Words(s), broker));
     }
     natsMsg* raw = nullptr;

@@ -27,7 +27,9 @@ namespace webhookd {
 // backoff is the only one. tls:// is TLS checked against the system's CAs and the URL's
 // host name (though the connection is to a vetted address); nats:// is plain TCP, unless
 // the server requires TLS: libnats then upgrades by itself, checking the CAs but not the
-// name.
+// name. Known gap (libnats 3.4.1): it does the TLS handshake on a blocking socket with no
+// deadline, so a server that sends its INFO and then stalls mid-handshake holds that
+// connection's thread, and the destructor's join, until the server hangs up.
 //
 // Threads: one per connection, made when its first message comes and joined by the
 // destructor. Each sends its messages one at a time in the order Start was called, so a

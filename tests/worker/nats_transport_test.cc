@@ -160,6 +160,20 @@ TEST(NatsTransportTest, NoStreamForTheSubjectIsARetryableErrorAndTheConnectionSt
   EXPECT_TRUE(retried.acknowledged) << retried.error.value_or("");
 }
 
+TEST(NatsTransportTest, ABodyOverTheServersMaxPayloadIsAnErrorAndTheConnectionStays) {
+  NatsServer nats;
+  ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
+  NatsTransport transport(Loopback());
+  Outgoing big = Message(nats.url(), "evt_1");
+  big.body = R"({"type":"order.created","data":")" + std::string(2 << 20, 'x') + R"("})";
+  const SendResult r = SendAndWait(transport, big);
+  EXPECT_FALSE(r.acknowledged);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("greater than maximum allowed"), std::string::npos) << *r.error;
+  const SendResult next = SendAndWait(transport, Message(nats.url(), "evt_2"));
+  EXPECT_TRUE(next.acknowledged) << next.error.value_or("");
+}
+
 TEST(NatsTransportTest, RefusedCredentialsAreAnErrorInTheServersWordsWithoutThePassword) {
   NatsServer::Options auth;
   auth.user = "webhookd";

@@ -307,14 +307,13 @@ struct NatsTransport::Connection {
       nc = nullptr;
       return Lost(WithoutPassword(Words(s), broker));
     }
-    // One inbox for the connection's PubAcks: a request that times out loses the
-    // connection, so a late answer never meets the next request.
+    // One inbox for the connection's answers, a subject under it for each request.
     natsInbox* inbox = nullptr;
     natsStatus s = natsInbox_Create(&inbox);
     if (s == NATS_OK) {
-      reply_to = inbox;
+      inbox_subject = inbox;
       natsInbox_Destroy(inbox);
-      s = natsConnection_SubscribeSync(&sub, nc, reply_to.c_str());
+      s = natsConnection_SubscribeSync(&sub, nc, (inbox_subject + ".*").c_str());
     }
     if (s != NATS_OK) return Lost(WithoutPassword(Words(s), broker));
     failure.reset();
@@ -323,9 +322,10 @@ struct NatsTransport::Connection {
   }
 
   // The message to publish: the body, every header, and Nats-Msg-Id from webhook-id.
-  std::expected<Msg, std::string> MakeMessage(const std::string& subject, const Outgoing& out) {
+  std::expected<Msg, std::string> MakeMessage(const std::string& subject, const std::string& reply,
+                                              const Outgoing& out) {
     natsMsg* raw = nullptr;
-    natsStatus s = natsMsg_Create(&raw, subject.c_str(), reply_to.c_str(), out.body.data(),
+    natsStatus s = natsMsg_Create(&raw, subject.c_str(), reply.c_str(), out.body.data(),
                                   static_cast<int>(out.body.size()));
     if (s != NATS_OK) return std::unexpected(Words(s));
     Msg msg(raw);
@@ -358,19 +358,18 @@ struct NatsTransport::Connection {
     auto subject = SubjectOf(out, broker);
     if (!subject) return Failed(subject.error());
     if (auto failed = Connect(*url, broker)) return *failed;
-    auto msg = MakeMessage(*subject, out);
+    const std::string reply = inbox_subject + "." + std::to_string(++requests);
+    auto msg = MakeMessage(*subject, reply, out);
     if (!msg) return Failed(msg.error());
     if (natsStatus s = natsConnection_PublishMsg(nc, msg->get()); s != NATS_OK) {
       // Too big for the server is this message's fault, not the connection's.
       if (s == NATS_MAX_PAYLOAD) return Failed(Words(s));
       return Lost(WithoutPassword(Words(s), broker));
     }
-    natsMsg* raw = nullptr;
-    const natsStatus s = natsSubscription_NextMsg(&raw, sub, Millis(options.attempt_timeout));
-    const Msg reply(raw);
-    switch (s) {
+    Msg answer;
+    switch (const natsStatus s = NextAnswer(reply, &answer)) {
       case NATS_OK:
-        return FromPubAck(reply.get(), *subject);
+        return FromPubAck(answer.get(), *subject);
       case NATS_NO_RESPONDERS:
         // No stream listens on the subject; the connection itself is fine.
         return Failed("nats: no stream for subject '" + *subject + "'");
@@ -378,6 +377,27 @@ struct NatsTransport::Connection {
         return Lost("nats: no PubAck within the attempt timeout", /*timed_out=*/true);
       default:
         return Lost(WithoutPassword(Words(s), broker));
+    }
+  }
+
+  // The first answer on `reply` within the attempt timeout. Those on other subjects are
+  // late ones to earlier requests (a subject may have more responders than its stream).
+  // A "no responders" one has no subject to tell, but is never late: the server sends it
+  // only when there is no one else to answer.
+  natsStatus NextAnswer(const std::string& reply, Msg* answer) {
+    const auto deadline = std::chrono::steady_clock::now() + options.attempt_timeout;
+    for (;;) {
+      const auto left = deadline - std::chrono::steady_clock::now();
+      if (left <= Duration::zero()) return NATS_TIMEOUT;
+      natsMsg* raw = nullptr;
+      const natsStatus s =
+          natsSubscription_NextMsg(&raw, sub, Millis(std::chrono::duration_cast<Duration>(left)));
+      Msg msg(raw);
+      if (s != NATS_OK) return s;
+      if (reply == natsMsg_GetSubject(msg.get())) {
+        *answer = std::move(msg);
+        return NATS_OK;
+      }
     }
   }
 
@@ -389,8 +409,9 @@ struct NatsTransport::Connection {
   bool stop = false;     // guarded by mu
   // The connection thread's own.
   natsConnection* nc = nullptr;
-  natsSubscription* sub = nullptr;  // on reply_to
-  std::string reply_to;
+  natsSubscription* sub = nullptr;  // on inbox_subject.*
+  std::string inbox_subject;
+  uint64_t requests = 0;
   std::optional<std::string> failure;
   std::chrono::steady_clock::time_point retry_at;
   Duration backoff = kFirstBackoff;

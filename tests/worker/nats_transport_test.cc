@@ -5,6 +5,7 @@
 #include "worker/nats_transport.h"
 
 #include <gtest/gtest.h>
+#include <nats/nats.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -158,6 +159,47 @@ TEST(NatsTransportTest, NoStreamForTheSubjectIsARetryableErrorAndTheConnectionSt
   ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
   const SendResult retried = SendAndWait(transport, Message(nats.url(), "evt_1"));
   EXPECT_TRUE(retried.acknowledged) << retried.error.value_or("");
+}
+
+// A service that answers every message on `subject` with "hello", beside the stream.
+class Responder {
+ public:
+  Responder(const NatsServer& server, const std::string& subject) {
+    EXPECT_EQ(natsConnection_ConnectTo(&nc_, server.url().c_str()), NATS_OK);
+    EXPECT_EQ(natsConnection_Subscribe(&sub_, nc_, subject.c_str(), &Answer, nullptr), NATS_OK);
+    EXPECT_EQ(natsConnection_Flush(nc_), NATS_OK);
+  }
+  ~Responder() {
+    natsSubscription_Destroy(sub_);
+    natsConnection_Destroy(nc_);
+  }
+
+ private:
+  static void Answer(natsConnection* nc, natsSubscription*, natsMsg* msg, void*) {
+    natsConnection_PublishString(nc, natsMsg_GetReply(msg), "hello");
+    natsMsg_Destroy(msg);
+  }
+  natsConnection* nc_ = nullptr;
+  natsSubscription* sub_ = nullptr;
+};
+
+TEST(NatsTransportTest, AnAnswerIsTakenOnlyForItsOwnRequest) {
+  NatsServer nats;
+  ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
+  Responder responder(nats, "webhooks.>");
+  NatsTransport transport(Loopback());
+  // Each message gets two answers: whichever comes first is its result, and the other
+  // must not become the next message's.
+  for (uint64_t i = 1; i <= 10; ++i) {
+    const SendResult r = SendAndWait(transport, Message(nats.url(), "evt_" + std::to_string(i)));
+    if (r.acknowledged) {
+      EXPECT_EQ(nlohmann::json::parse(r.body).value("seq", uint64_t{0}), i) << r.body;
+    } else {
+      EXPECT_EQ(r.error,
+                "nats: the answer on subject 'webhooks.order.created' is not a JetStream PubAck");
+    }
+  }
+  EXPECT_EQ(nats.Messages("WEBHOOKS").size(), 10u);
 }
 
 TEST(NatsTransportTest, ABodyOverTheServersMaxPayloadIsAnErrorAndTheConnectionStays) {

@@ -1,7 +1,9 @@
 // The NATS JetStream transport (worker/nats_transport.h) against real nats-servers that
 // the test starts on loopback: what a stored message holds, the default subject, the
-// duplicate window, no stream for the subject, refused credentials, a server stopped and
-// back, the private-address rule, a hung server, and the order of one connection's sends.
+// duplicate window, no stream for the subject, answers from more than the stream, a body
+// over max_payload, refused credentials, a server stopped and back, the private-address
+// rule, a hung server, the order of one connection's sends, CancelUnstarted, TLS, and
+// that libnats's connection threads end with the transport.
 #include "worker/nats_transport.h"
 
 #include <gtest/gtest.h>

@@ -23,7 +23,8 @@ namespace webhookd {
 // One connection per destination URL and credentials, made on its first message after
 // the host passed the private-address rule, and made again after a failure no sooner
 // than a backoff (from 100 ms, doubling to 5 s) allows: messages meanwhile fail at once
-// with the failure that began it. libnats's own reconnecting is turned off so that this
+// with the failure that began it. broker.username and broker.password are the user and
+// password; a password alone is a token. libnats's own reconnecting is turned off so that this
 // backoff is the only one. tls:// is TLS checked against the system's CAs and the URL's
 // host name (though the connection is to a vetted address); nats:// is plain TCP, unless
 // the server requires TLS: libnats then upgrades by itself, checking the CAs but not the

@@ -31,6 +31,7 @@ class Client {
     if (s == NATS_OK && !server.tls_cert.empty()) s = natsOptions_SetSecure(opts, true);
     if (s == NATS_OK && !server.tls_cert.empty())
       s = natsOptions_SkipServerVerification(opts, true);
+    if (s == NATS_OK && !server.token.empty()) s = natsOptions_SetToken(opts, server.token.c_str());
     if (s == NATS_OK && !server.password.empty()) {
       s = natsOptions_SetUserInfo(opts, server.user.c_str(), server.password.c_str());
     }
@@ -113,6 +114,7 @@ bool NatsServer::Start() {
   if (!options_.password.empty()) {
     argv.insert(argv.end(), {"--user", options_.user, "--pass", options_.password});
   }
+  if (!options_.token.empty()) argv.insert(argv.end(), {"--auth", options_.token});
   if (!options_.tls_cert.empty()) {
     argv.insert(argv.end(),
                 {"--tls", "--tlscert", options_.tls_cert, "--tlskey", options_.tls_key});

@@ -24,6 +24,7 @@ class NatsServer {
   struct Options {
     std::string user;      // with password: clients must present both
     std::string password;  // empty: no authentication
+    std::string token;     // clients must present it (instead of user and password)
     std::string tls_cert;  // with tls_key (PEM files): clients must use TLS
     std::string tls_key;
   };

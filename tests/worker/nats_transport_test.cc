@@ -244,6 +244,23 @@ TEST(NatsTransportTest, RefusedCredentialsAreAnErrorInTheServersWordsWithoutTheP
   EXPECT_EQ(IdsOf(nats.Messages("WEBHOOKS")), std::vector<std::string>{"evt_3"});
 }
 
+TEST(NatsTransportTest, APasswordWithoutAUsernameIsAToken) {
+  NatsServer::Options auth;
+  auth.token = "t0ken";
+  NatsServer nats(auth);
+  ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
+  NatsTransport transport(Loopback());
+  BrokerSettings wrong;
+  wrong.password = "not-it";
+  const SendResult refused = SendAndWait(transport, Message(nats.url(), "evt_1", wrong));
+  EXPECT_EQ(refused.error, "nats: Authorization Violation");
+  BrokerSettings right;
+  right.password = "t0ken";
+  const SendResult ok = SendAndWait(transport, Message(nats.url(), "evt_2", right));
+  EXPECT_TRUE(ok.acknowledged) << ok.error.value_or("");
+  EXPECT_EQ(IdsOf(nats.Messages("WEBHOOKS")), std::vector<std::string>{"evt_2"});
+}
+
 TEST(NatsTransportTest, AServerStoppedMidDrainIsAnErrorAndItsMessagesGoThroughOnceItIsBack) {
   NatsServer nats;
   ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));

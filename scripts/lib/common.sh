@@ -20,6 +20,7 @@ WEBHOOKD_PACKAGES=(
   libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev
   libre2-dev  # linear-time regular expressions for JSON Schema patterns
   libhiredis-dev redis-server  # Redis Streams destinations, and a real Redis in the tests
+  librdkafka-dev  # Kafka destinations; its mock cluster stands in for Kafka in the tests
   tinyproxy  # the egress tests run deliveries through a real forward proxy
   libgtest-dev libgmock-dev
   postgresql postgresql-contrib

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <syslog.h>
 
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -127,9 +129,10 @@ struct KafkaTransport::Producer {
     bool cancelled = false;
   };
 
-  // What a message carries to its delivery report (its opaque).
+  // A message handed to librdkafka whose `done` is still to be called.
   struct InFlight {
     Done done;
+    std::chrono::steady_clock::time_point deadline;
   };
 
   Producer(const Options& options, Resolver& resolver)
@@ -166,12 +169,13 @@ struct KafkaTransport::Producer {
         std::unique_lock lock(mu);
         // While messages are in flight the thread polls instead of sleeping: their
         // reports come only out of rd_kafka_poll.
-        if (in_flight == 0) cv.wait(lock, [&] { return !jobs.empty() || stop; });
+        if (in_flight.empty()) cv.wait(lock, [&] { return !jobs.empty() || stop; });
         batch.swap(jobs);
         if (stop && batch.empty()) break;
       }
       for (Job& job : batch) Begin(job);
-      if (rk != nullptr) rd_kafka_poll(rk, in_flight > 0 ? kPollMs : 0);
+      if (rk != nullptr) rd_kafka_poll(rk, in_flight.empty() ? 0 : kPollMs);
+      EndExpired();
     }
     Close(options.attempt_timeout);
   }
@@ -193,13 +197,32 @@ struct KafkaTransport::Producer {
     if (rk == nullptr) return;
     rd_kafka_flush(rk, static_cast<int>(ToMillis(wait)));
     rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    for (int i = 0; i < 100 && in_flight > 0; ++i) rd_kafka_poll(rk, kPollMs);
-    if (in_flight > 0) {
-      Log(LogLevel::kError, "kafka: messages without a delivery report at the producer's end",
-          {{"count", in_flight}});
-    }
+    for (int i = 0; i < 100 && !in_flight.empty(); ++i) rd_kafka_poll(rk, kPollMs);
     rd_kafka_destroy(rk);
     rk = nullptr;
+    // Purged messages are reported by then; this only keeps `done` called once if not.
+    auto left = std::move(in_flight);
+    in_flight.clear();
+    for (auto& [id, flight] : left) {
+      flight.done(Failure("kafka: the producer ended before the message's delivery report"));
+    }
+  }
+
+  // librdkafka looks for expired messages about once a second, and a message queued for a
+  // broker that is down may wait for two of those looks, so its own timeout report can come
+  // well after the attempt timeout. The attempt ends at its deadline instead, in the same
+  // words; librdkafka drops the message soon after (message.timeout.ms is the same).
+  void EndExpired() {
+    const auto now = std::chrono::steady_clock::now();
+    // Every message has the same timeout, so the oldest one expires first.
+    while (!in_flight.empty() && in_flight.begin()->second.deadline <= now) {
+      Done done = std::move(in_flight.begin()->second.done);
+      in_flight.erase(in_flight.begin());
+      SendResult r;
+      r.error = "kafka: " + std::string(rd_kafka_err2str(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT));
+      r.timed_out = true;
+      done(std::move(r));
+    }
   }
 
   static int64_t ToMillis(Duration d) {
@@ -253,17 +276,16 @@ struct KafkaTransport::Producer {
       h.u.header.val = out.headers[i].second.data();
       h.u.header.size = static_cast<ssize_t>(out.headers[i].second.size());
     }
-    auto flight = std::make_unique<InFlight>(InFlight{std::move(done)});
-    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = flight.get();
+    const uint64_t id = ++last_id;
+    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(id));
 
     if (rd_kafka_error_t* error = rd_kafka_produceva(rk, vus.data(), vus.size())) {
       std::string text = "kafka: " + std::string(rd_kafka_error_string(error));
       rd_kafka_error_destroy(error);
-      done = std::move(flight->done);
       return Failure(std::move(text));
     }
-    flight.release();  // the delivery report's now
-    ++in_flight;
+    in_flight.emplace(
+        id, InFlight{std::move(done), std::chrono::steady_clock::now() + options.attempt_timeout});
     return std::nullopt;
   }
 
@@ -325,11 +347,20 @@ struct KafkaTransport::Producer {
     return false;
   }
 
-  // On this producer's thread, inside rd_kafka_poll, rd_kafka_flush or rd_kafka_purge.
+  // On this producer's thread, inside rd_kafka_poll or rd_kafka_flush.
   static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
     auto* producer = static_cast<Producer*>(opaque);
-    std::unique_ptr<InFlight> flight(static_cast<InFlight*>(message->_private));
-    --producer->in_flight;
+    auto flight = producer->in_flight.find(reinterpret_cast<uintptr_t>(message->_private));
+    if (flight == producer->in_flight.end()) {
+      // Already ended at its deadline. A confirm after all means that the attempt's retry
+      // will be a second copy.
+      if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        Log(LogLevel::kInfo, "kafka: a message that timed out was confirmed after all");
+      }
+      return;
+    }
+    Done done = std::move(flight->second.done);
+    producer->in_flight.erase(flight);
     SendResult r;
     if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       r.acknowledged = true;
@@ -339,7 +370,7 @@ struct KafkaTransport::Producer {
       r.error = "kafka: " + std::string(rd_kafka_err2str(message->err));
       r.timed_out = message->err == RD_KAFKA_RESP_ERR__MSG_TIMED_OUT;
     }
-    flight->done(std::move(r));
+    done(std::move(r));
   }
 
   // On librdkafka's broker threads, for every host it is about to connect to: the
@@ -391,7 +422,8 @@ struct KafkaTransport::Producer {
   bool stop = false;     // guarded by mu
   // The producer thread's own (OnDelivery runs on it).
   rd_kafka_t* rk = nullptr;
-  int in_flight = 0;
+  std::map<uint64_t, InFlight> in_flight;  // by the id its message carries as its opaque
+  uint64_t last_id = 0;
   std::thread thread;  // last: it starts with everything above made
 };
 

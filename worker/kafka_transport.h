@@ -17,8 +17,8 @@ namespace webhookd {
 // Kafka header, its name in lowercase. The delivery report is the answer: without an
 // error it is the success (its partition and offset are the result's body); with one, an
 // error in Kafka's own words, so the attempt is retryable. A message the cluster has not
-// confirmed within the attempt timeout (message.timeout.ms) is timed out; librdkafka looks
-// for expired messages about once a second, so that report may come up to a second late.
+// confirmed within the attempt timeout is timed out then, and librdkafka gives up on it
+// too (message.timeout.ms): a cluster that is down holds an attempt no longer than that.
 //
 // One producer per destination URL and credentials, made on its first message once every
 // bootstrap host passed the private-address rule. Every address librdkafka resolves after

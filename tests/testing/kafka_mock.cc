@@ -94,8 +94,19 @@ std::vector<KafkaRecord> KafkaMock::Consume(const std::string& topic,
                                                             {"group.id", "webhookd-test"},
                                                             {"enable.auto.commit", "false"},
                                                             {"enable.partition.eof", "true"},
+                                                            {"fetch.wait.max.ms", "10"},
+                                                            {"fetch.error.backoff.ms", "10"},
                                                             {"log_level", "3"}}));
   if (consumer == nullptr) return records;
+  // Knowing the partition's leader before the assignment spares the consumer the half
+  // second it would otherwise wait to look the leader up again.
+  if (rd_kafka_topic_t* handle = rd_kafka_topic_new(consumer, topic.c_str(), nullptr)) {
+    const rd_kafka_metadata_t* metadata = nullptr;
+    if (rd_kafka_metadata(consumer, 0, handle, &metadata, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_metadata_destroy(metadata);
+    }
+    rd_kafka_topic_destroy(handle);
+  }
   std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)>
       partitions(rd_kafka_topic_partition_list_new(1), &rd_kafka_topic_partition_list_destroy);
   rd_kafka_topic_partition_list_add(partitions.get(), topic.c_str(), 0)->offset =

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <syslog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -177,7 +178,13 @@ struct KafkaTransport::Producer {
       if (rk != nullptr) rd_kafka_poll(rk, in_flight.empty() ? 0 : kPollMs);
       EndExpired();
     }
-    Close(options.attempt_timeout);
+    // What is in flight keeps the rest of its attempt.
+    Duration wait = Duration::zero();
+    if (!in_flight.empty()) {
+      wait = std::chrono::duration_cast<Duration>(in_flight.rbegin()->second.deadline -
+                                                  std::chrono::steady_clock::now());
+    }
+    Close(std::max(wait, Duration::zero()));
   }
 
   void Begin(Job& job) {
@@ -325,6 +332,7 @@ struct KafkaTransport::Producer {
     rd_kafka_conf_set_dr_msg_cb(conf, &Producer::OnDelivery);
     rd_kafka_conf_set_resolve_cb(conf, &Producer::OnResolve);
     rd_kafka_conf_set_log_cb(conf, &Producer::OnLog);
+    rd_kafka_conf_set_error_cb(conf, &Producer::OnError);
     char errstr[512] = {0};
     // On success rd_kafka_new owns conf; on failure it is still ours.
     rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
@@ -406,6 +414,16 @@ struct KafkaTransport::Producer {
       tail = &(*tail)->ai_next;
     }
     return *res != nullptr ? 0 : EAI_NONAME;
+  }
+
+  // Only a fatal error is news: the others were logged as they happened (OnLog), and
+  // without this callback librdkafka would log each a second time.
+  static void OnError(rd_kafka_t* rk, int err, const char* reason, void*) {
+    if (err != RD_KAFKA_RESP_ERR__FATAL) return;
+    char fatal[512] = {0};
+    rd_kafka_fatal_error(rk, fatal, sizeof(fatal));
+    Log(LogLevel::kWarn, "kafka: the producer failed for good and will be made again",
+        {{"producer", rd_kafka_name(rk)}, {"detail", fatal[0] != 0 ? fatal : reason}});
   }
 
   static void OnLog(const rd_kafka_t* rk, int level, const char* facility, const char* text) {

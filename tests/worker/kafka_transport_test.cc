@@ -311,6 +311,33 @@ TEST(KafkaTransportTest, CredentialsStayOutOfErrorsAndADestinationNeedsATopic) {
   EXPECT_FALSE(SendAndWait(transport, Message("redis://127.0.0.1:6379", "evt_3")).acknowledged);
 }
 
+TEST(KafkaTransportTest, CancelUnstartedEndsWhatWasNotHandedToLibrdkafka) {
+  KafkaMock kafka;
+  kafka.CreateTopic("webhooks");
+  // The first report holds the producer's thread (where every `done` runs) until the
+  // others are queued behind it and cancelled.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<SendResult> first;
+  auto first_result = first.get_future();
+  KafkaTransport transport(Loopback());  // after what its callbacks use, so ended first
+  transport.Start(Message(kafka.url(), "evt_1"), [&first, released](SendResult r) {
+    first.set_value(std::move(r));
+    released.wait_for(kReportBound);
+  });
+  ASSERT_EQ(first_result.wait_for(kReportBound), std::future_status::ready);
+  Pending second(transport, Message(kafka.url(), "evt_2"));
+  Pending third(transport, Message(kafka.url(), "evt_3"));
+  transport.CancelUnstarted();
+  release.set_value();
+  EXPECT_TRUE(first_result.get().acknowledged);
+  EXPECT_TRUE(second.Get().not_started);
+  EXPECT_TRUE(third.Get().not_started);
+  const std::vector<KafkaRecord> records = kafka.Consume("webhooks");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, "evt_1");
+}
+
 // Messages handed to the producer get their attempt's time; those still queued behind
 // them end as not started. Either way each `done` is called once, before the destructor
 // returns.

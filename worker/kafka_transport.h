@@ -29,7 +29,8 @@ namespace webhookd {
 //
 // Threads: one per producer, made when its first message comes and joined by the
 // destructor. It hands each message to librdkafka in the order Start was called and
-// polls the producer, so every `done` is called from it, out of a delivery report.
+// polls the producer, so every `done` is called from it: out of a delivery report, at a
+// message's deadline, or at once for a message that could not be handed over.
 // librdkafka adds threads of its own per producer (a main one and one per broker it
 // knows of, plus the resolve callback's lookups on them), so a slow or lost cluster holds
 // up only the destinations that name it.

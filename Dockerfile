@@ -10,7 +10,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config g++ \
       libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev \
-      libre2-dev libhiredis-dev librabbitmq-dev libnats-dev \
+      libre2-dev libhiredis-dev librabbitmq-dev libnats-dev librdkafka-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . /src
@@ -23,7 +23,7 @@ RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DWEBHOOKD_TESTS=OFF \
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libpqxx-6.4 libcpp-httplib0.11 libssl3 libcurl4 libre2-9 libhiredis0.14 librabbitmq4 libnats3.4 ca-certificates \
+      libpqxx-6.4 libcpp-httplib0.11 libssl3 libcurl4 libre2-9 libhiredis0.14 librabbitmq4 libnats3.4 librdkafka1 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 webhookd \
  && useradd --system --uid 10001 --gid webhookd --no-create-home \

@@ -22,6 +22,7 @@ WEBHOOKD_PACKAGES=(
   libhiredis-dev redis-server  # Redis Streams destinations, and a real Redis in the tests
   librabbitmq-dev rabbitmq-server  # AMQP destinations, and a real RabbitMQ in the tests
   libnats-dev nats-server  # NATS JetStream destinations, and a real NATS server in the tests
+  librdkafka-dev  # Kafka destinations; its mock cluster stands in for Kafka in the tests
   tinyproxy  # the egress tests run deliveries through a real forward proxy
   libgtest-dev libgmock-dev
   postgresql postgresql-contrib

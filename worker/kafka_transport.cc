@@ -1,0 +1,480 @@
+#include "worker/kafka_transport.h"
+
+#include <librdkafka/rdkafka.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <syslog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "base/log.h"
+#include "base/strings.h"
+#include "net/broker_url.h"
+
+namespace webhookd {
+
+namespace {
+
+// How long the producer's thread waits in rd_kafka_poll while messages are in flight: a
+// message Start hands over meanwhile waits at most this long to be produced.
+constexpr int kPollMs = 10;
+
+// The producer's key: its URL and credentials, so that a destination whose password
+// changed gets a producer of its own.
+std::string KeyOf(const Outgoing& out) {
+  std::string key = out.url;
+  if (out.broker) {
+    key += '\n' + out.broker->username.value_or("") + '\n' + out.broker->password.value_or("");
+  }
+  return key;
+}
+
+SendResult Failure(std::string error) {
+  SendResult r;
+  r.error = std::move(error);
+  return r;
+}
+
+SendResult Refused(const Error& error) {
+  Log(LogLevel::kWarn, "a broker's address is not allowed", {{"detail", error.message}});
+  SendResult r;
+  r.refused = true;
+  r.error = std::string(kAddressNotAllowed);
+  return r;
+}
+
+const std::string* FindHeader(const Headers& headers, std::string_view name) {
+  for (const auto& [key, value] : headers) {
+    if (EqualsIgnoreCase(key, name)) return &value;
+  }
+  return nullptr;
+}
+
+// The message key: the ordering key keeps a fifo key's messages on one partition, and the
+// webhook-id otherwise spreads messages while keeping a message's retries on one.
+const std::string* MessageKey(const Headers& headers) {
+  if (const std::string* key = FindHeader(headers, "webhook-ordering-key")) return key;
+  return FindHeader(headers, "webhook-id");
+}
+
+std::string BootstrapServers(const BrokerUrl& url) {
+  std::string servers;
+  for (const HostPort& host : url.hosts) {
+    if (!servers.empty()) servers += ',';
+    const bool v6 = host.host.find(':') != std::string::npos;
+    servers += (v6 ? "[" + host.host + "]" : host.host) + ':' + std::to_string(host.port);
+  }
+  return servers;
+}
+
+// An addrinfo of the resolve callback's own, freed by FreeAddresses alone.
+struct AddressNode {
+  addrinfo ai{};
+  sockaddr_storage storage{};
+};
+
+addrinfo* NewAddress(const IpAddress& address, int port, const addrinfo& hints) {
+  auto* node = new AddressNode;
+  node->ai.ai_socktype = hints.ai_socktype;
+  node->ai.ai_protocol = hints.ai_protocol;
+  node->ai.ai_addr = reinterpret_cast<sockaddr*>(&node->storage);
+  if (address.v6) {
+    auto* sa = reinterpret_cast<sockaddr_in6*>(&node->storage);
+    sa->sin6_family = AF_INET6;
+    sa->sin6_port = htons(static_cast<uint16_t>(port));
+    std::memcpy(&sa->sin6_addr, address.bytes.data(), 16);
+    node->ai.ai_family = AF_INET6;
+    node->ai.ai_addrlen = sizeof(sockaddr_in6);
+  } else {
+    auto* sa = reinterpret_cast<sockaddr_in*>(&node->storage);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(static_cast<uint16_t>(port));
+    std::memcpy(&sa->sin_addr, address.bytes.data(), 4);
+    node->ai.ai_family = AF_INET;
+    node->ai.ai_addrlen = sizeof(sockaddr_in);
+  }
+  return &node->ai;
+}
+
+void FreeAddresses(addrinfo* list) {
+  while (list != nullptr) {
+    addrinfo* next = list->ai_next;
+    // ai is AddressNode's first member, so the node starts where it does.
+    delete reinterpret_cast<AddressNode*>(list);
+    list = next;
+  }
+}
+
+LogLevel LevelOf(int syslog_level) {
+  if (syslog_level <= LOG_ERR) return LogLevel::kWarn;
+  if (syslog_level <= LOG_NOTICE) return LogLevel::kInfo;
+  return LogLevel::kDebug;
+}
+
+}  // namespace
+
+struct KafkaTransport::Producer {
+  struct Job {
+    Outgoing request;
+    Done done;
+    bool cancelled = false;
+  };
+
+  // A message handed to librdkafka whose `done` is still to be called.
+  struct InFlight {
+    Done done;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
+  Producer(const Options& options, Resolver& resolver)
+      : options(options), resolver(resolver), thread([this] { Loop(); }) {}
+
+  ~Producer() {
+    {
+      std::lock_guard lock(mu);
+      stop = true;
+      for (Job& job : jobs) job.cancelled = true;
+    }
+    cv.notify_all();
+    thread.join();
+  }
+
+  void Push(Outgoing request, Done done) {
+    {
+      std::lock_guard lock(mu);
+      jobs.push_back(Job{std::move(request), std::move(done)});
+    }
+    cv.notify_one();
+  }
+
+  void CancelUnstarted() {
+    std::lock_guard lock(mu);
+    for (Job& job : jobs) job.cancelled = true;
+    cv.notify_all();
+  }
+
+  void Loop() {
+    for (;;) {
+      std::deque<Job> batch;
+      {
+        std::unique_lock lock(mu);
+        // While messages are in flight the thread polls instead of sleeping: their
+        // reports come only out of rd_kafka_poll.
+        if (in_flight.empty()) cv.wait(lock, [&] { return !jobs.empty() || stop; });
+        batch.swap(jobs);
+        if (stop && batch.empty()) break;
+      }
+      for (Job& job : batch) Begin(job);
+      if (rk != nullptr) rd_kafka_poll(rk, in_flight.empty() ? 0 : kPollMs);
+      EndExpired();
+    }
+    // What is in flight keeps the rest of its attempt.
+    Duration wait = Duration::zero();
+    if (!in_flight.empty()) {
+      wait = std::chrono::duration_cast<Duration>(in_flight.rbegin()->second.deadline -
+                                                  std::chrono::steady_clock::now());
+    }
+    Close(std::max(wait, Duration::zero()));
+  }
+
+  void Begin(Job& job) {
+    if (job.cancelled) {
+      SendResult r;
+      r.not_started = true;
+      r.error = "not started";
+      job.done(std::move(r));
+      return;
+    }
+    if (auto failed = Produce(job.request, job.done)) job.done(std::move(*failed));
+  }
+
+  // Every message still in flight gets its report: those the cluster confirms within
+  // `wait` as they come, the rest as purged.
+  void Close(Duration wait) {
+    if (rk == nullptr) return;
+    rd_kafka_flush(rk, static_cast<int>(ToMillis(wait)));
+    rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    for (int i = 0; i < 100 && !in_flight.empty(); ++i) rd_kafka_poll(rk, kPollMs);
+    rd_kafka_destroy(rk);
+    rk = nullptr;
+    // Purged messages are reported by then; this only keeps `done` called once if not.
+    auto left = std::move(in_flight);
+    in_flight.clear();
+    for (auto& [id, flight] : left) {
+      flight.done(Failure("kafka: the producer ended before the message's delivery report"));
+    }
+  }
+
+  // librdkafka looks for expired messages about once a second, and a message queued for a
+  // broker that is down may wait for two of those looks, so its own timeout report can come
+  // well after the attempt timeout. The attempt ends at its deadline instead, in the same
+  // words; librdkafka drops the message soon after (message.timeout.ms is the same).
+  void EndExpired() {
+    const auto now = std::chrono::steady_clock::now();
+    // Every message has the same timeout, so the oldest one expires first.
+    while (!in_flight.empty() && in_flight.begin()->second.deadline <= now) {
+      Done done = std::move(in_flight.begin()->second.done);
+      in_flight.erase(in_flight.begin());
+      SendResult r;
+      r.error = "kafka: " + std::string(rd_kafka_err2str(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT));
+      r.timed_out = true;
+      done(std::move(r));
+    }
+  }
+
+  static int64_t ToMillis(Duration d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  }
+
+  // nullopt when handed to librdkafka (its report calls `done`); else the result to
+  // answer with at once.
+  std::optional<SendResult> Produce(const Outgoing& out, Done& done) {
+    auto url = ParseBrokerUrl(out.url);
+    if (!url || url->transport != Transport::kKafka) {
+      return Failure("kafka: " + (url ? std::string("not a kafka URL") : url.error().message));
+    }
+    const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
+    if (!broker.topic || broker.topic->empty()) {
+      return Failure("kafka: the destination has no broker.topic");
+    }
+    if (rk != nullptr && rd_kafka_fatal_error(rk, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      // An idempotent producer that lost track of its sequence numbers produces no more;
+      // its messages end as purged and a new producer takes the next ones.
+      Close(Duration::zero());
+    }
+    if (rk == nullptr) {
+      if (auto failed = Make(*url, broker)) return failed;
+    }
+
+    const std::string* key = MessageKey(out.headers);
+    std::vector<std::string> names;
+    names.reserve(out.headers.size());
+    for (const auto& header : out.headers) names.push_back(Lower(header.first));
+    std::vector<rd_kafka_vu_t> vus;
+    vus.reserve(names.size() + 5);  // add's references stay valid
+    auto add = [&vus](rd_kafka_vtype_t type) -> rd_kafka_vu_t& {
+      vus.push_back(rd_kafka_vu_t{});
+      vus.back().vtype = type;
+      return vus.back();
+    };
+    add(RD_KAFKA_VTYPE_TOPIC).u.cstr = broker.topic->c_str();
+    add(RD_KAFKA_VTYPE_MSGFLAGS).u.i = RD_KAFKA_MSG_F_COPY;
+    rd_kafka_vu_t& value = add(RD_KAFKA_VTYPE_VALUE);
+    value.u.mem.ptr = const_cast<char*>(out.body.data());
+    value.u.mem.size = out.body.size();
+    if (key != nullptr) {
+      rd_kafka_vu_t& k = add(RD_KAFKA_VTYPE_KEY);
+      k.u.mem.ptr = const_cast<char*>(key->data());
+      k.u.mem.size = key->size();
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      rd_kafka_vu_t& h = add(RD_KAFKA_VTYPE_HEADER);
+      h.u.header.name = names[i].c_str();
+      h.u.header.val = out.headers[i].second.data();
+      h.u.header.size = static_cast<ssize_t>(out.headers[i].second.size());
+    }
+    const uint64_t id = ++last_id;
+    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(id));
+
+    if (rd_kafka_error_t* error = rd_kafka_produceva(rk, vus.data(), vus.size())) {
+      std::string text = "kafka: " + std::string(rd_kafka_error_string(error));
+      rd_kafka_error_destroy(error);
+      return Failure(std::move(text));
+    }
+    in_flight.emplace(
+        id, InFlight{std::move(done), std::chrono::steady_clock::now() + options.attempt_timeout});
+    return std::nullopt;
+  }
+
+  // nullopt when the producer is made.
+  std::optional<SendResult> Make(const BrokerUrl& url, const BrokerSettings& broker) {
+    // The bootstrap hosts are vetted here as well as in OnResolve so that a refused one
+    // is refused (permanent) rather than timed out like a lost cluster.
+    for (const HostPort& host : url.hosts) {
+      auto addresses = VetHost(host.host, resolver, options.allow_private);
+      if (!addresses && addresses.error().kind == ErrorKind::kForbidden) {
+        return Refused(addresses.error());
+      }
+      if (!addresses) return Failure("kafka: " + addresses.error().message);
+    }
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    std::string error;
+    const std::string timeout = std::to_string(ToMillis(options.attempt_timeout));
+    // Idempotence keeps a partition's order across librdkafka's own retries (a retried
+    // batch cannot land after the one behind it, nor twice); the dispatcher sends a fifo
+    // key's next message only once the last is confirmed, so per-key order needs nothing
+    // more.
+    bool ok = Set(conf, "bootstrap.servers", BootstrapServers(url), error) &&
+              Set(conf, "client.id", "webhookd", error) && Set(conf, "acks", "all", error) &&
+              Set(conf, "enable.idempotence", "true", error) &&
+              Set(conf, "message.timeout.ms", timeout, error);
+    if (ok && (broker.username || broker.password)) {
+      ok = Set(conf, "security.protocol", "sasl_plaintext", error) &&
+           Set(conf, "sasl.mechanisms", "PLAIN", error) &&
+           Set(conf, "sasl.username", broker.username.value_or(""), error) &&
+           Set(conf, "sasl.password", broker.password.value_or(""), error);
+    }
+    if (!ok) {
+      rd_kafka_conf_destroy(conf);
+      return Failure("kafka: " + error);
+    }
+    rd_kafka_conf_set_opaque(conf, this);
+    rd_kafka_conf_set_dr_msg_cb(conf, &Producer::OnDelivery);
+    rd_kafka_conf_set_resolve_cb(conf, &Producer::OnResolve);
+    rd_kafka_conf_set_log_cb(conf, &Producer::OnLog);
+    rd_kafka_conf_set_error_cb(conf, &Producer::OnError);
+    char errstr[512] = {0};
+    // On success rd_kafka_new owns conf; on failure it is still ours.
+    rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+    if (rk == nullptr) {
+      rd_kafka_conf_destroy(conf);
+      return Failure("kafka: " + std::string(errstr));
+    }
+    return std::nullopt;
+  }
+
+  // librdkafka's reason names the property and may quote its value, so a refused password
+  // is told without it.
+  static bool Set(rd_kafka_conf_t* conf, const char* name, const std::string& value,
+                  std::string& error) {
+    char errstr[512] = {0};
+    if (rd_kafka_conf_set(conf, name, value.c_str(), errstr, sizeof(errstr)) == RD_KAFKA_CONF_OK) {
+      return true;
+    }
+    error = std::strcmp(name, "sasl.password") == 0 ? "sasl.password was not accepted" : errstr;
+    return false;
+  }
+
+  // On this producer's thread, inside rd_kafka_poll or rd_kafka_flush.
+  static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
+    auto* producer = static_cast<Producer*>(opaque);
+    auto flight = producer->in_flight.find(reinterpret_cast<uintptr_t>(message->_private));
+    if (flight == producer->in_flight.end()) {
+      // Already ended at its deadline. A confirm after all means that the attempt's retry
+      // will be a second copy.
+      if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        Log(LogLevel::kInfo, "kafka: a message that timed out was confirmed after all");
+      }
+      return;
+    }
+    Done done = std::move(flight->second.done);
+    producer->in_flight.erase(flight);
+    SendResult r;
+    if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      r.acknowledged = true;
+      r.body = "{\"partition\":" + std::to_string(message->partition) +
+               ",\"offset\":" + std::to_string(message->offset) + "}";
+    } else {
+      r.error = "kafka: " + std::string(rd_kafka_err2str(message->err));
+      r.timed_out = message->err == RD_KAFKA_RESP_ERR__MSG_TIMED_OUT;
+    }
+    done(std::move(r));
+  }
+
+  // On librdkafka's broker threads, for every host it is about to connect to: the
+  // private-address rule over the addresses it will use, so what it connects to is what
+  // was vetted (no second lookup that could answer otherwise). A null node, service and
+  // hints ask to free an earlier answer.
+  static int OnResolve(const char* node, const char* service, const addrinfo* hints, addrinfo** res,
+                       void* opaque) {
+    if (node == nullptr && service == nullptr && hints == nullptr) {
+      FreeAddresses(*res);
+      *res = nullptr;
+      return 0;
+    }
+    *res = nullptr;
+    if (node == nullptr || hints == nullptr) return EAI_NONAME;
+    const auto* producer = static_cast<const Producer*>(opaque);
+    auto addresses = VetHost(node, producer->resolver, producer->options.allow_private);
+    if (!addresses) {
+      if (addresses.error().kind == ErrorKind::kForbidden) {
+        Log(LogLevel::kWarn, "a Kafka broker's address is not allowed",
+            {{"detail", addresses.error().message}});
+        return EAI_FAIL;
+      }
+      return addresses.error().kind == ErrorKind::kUnavailable ? EAI_AGAIN : EAI_NONAME;
+    }
+    const auto port = ParseBoundedInt(service != nullptr ? service : "", 1, 65535);
+    if (!port) return EAI_SERVICE;
+    addrinfo** tail = res;
+    for (const IpAddress& address : *addresses) {
+      const int family = address.v6 ? AF_INET6 : AF_INET;
+      if (hints->ai_family != AF_UNSPEC && hints->ai_family != family) continue;
+      *tail = NewAddress(address, static_cast<int>(*port), *hints);
+      tail = &(*tail)->ai_next;
+    }
+    return *res != nullptr ? 0 : EAI_NONAME;
+  }
+
+  // Only a fatal error is news: the others were logged as they happened (OnLog), and
+  // without this callback librdkafka would log each a second time.
+  static void OnError(rd_kafka_t* rk, int err, const char* reason, void*) {
+    if (err != RD_KAFKA_RESP_ERR__FATAL) return;
+    char fatal[512] = {0};
+    rd_kafka_fatal_error(rk, fatal, sizeof(fatal));
+    Log(LogLevel::kWarn, "kafka: the producer failed for good and will be made again",
+        {{"producer", rd_kafka_name(rk)}, {"detail", fatal[0] != 0 ? fatal : reason}});
+  }
+
+  static void OnLog(const rd_kafka_t* rk, int level, const char* facility, const char* text) {
+    const LogLevel ours = LevelOf(level);
+    if (!LogEnabled(ours)) return;
+    Log(ours, "kafka", {{"producer", rd_kafka_name(rk)}, {"facility", facility}, {"detail", text}});
+  }
+
+  const Options& options;
+  Resolver& resolver;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Job> jobs;  // guarded by mu
+  bool stop = false;     // guarded by mu
+  // The producer thread's own (OnDelivery runs on it).
+  rd_kafka_t* rk = nullptr;
+  std::map<uint64_t, InFlight> in_flight;  // by the id its message carries as its opaque
+  uint64_t last_id = 0;
+  std::thread thread;  // last: it starts with everything above made
+};
+
+KafkaTransport::KafkaTransport(Options options) : options_(options) {
+  if (options_.resolver == nullptr) {
+    own_resolver_ = std::make_unique<SystemResolver>(options_.attempt_timeout);
+    resolver_ = own_resolver_.get();
+  } else {
+    resolver_ = options_.resolver;
+  }
+}
+
+KafkaTransport::~KafkaTransport() {
+  std::map<std::string, std::unique_ptr<Producer>> producers;
+  {
+    std::lock_guard lock(mu_);
+    producers.swap(producers_);
+  }
+  // Each joins its thread, which ends what it had not started and waits out its messages'
+  // reports; outside the lock, as a send's `done` may call Start.
+  producers.clear();
+}
+
+void KafkaTransport::Start(Outgoing request, Done done) {
+  std::lock_guard lock(mu_);
+  auto& producer = producers_[KeyOf(request)];
+  if (!producer) producer = std::make_unique<Producer>(options_, *resolver_);
+  producer->Push(std::move(request), std::move(done));
+}
+
+void KafkaTransport::CancelUnstarted() {
+  std::lock_guard lock(mu_);
+  for (auto& [key, producer] : producers_) producer->CancelUnstarted();
+}
+
+}  // namespace webhookd

@@ -15,21 +15,21 @@ from harness.bench import Bench  # noqa: E402
 from harness.config import Config  # noqa: E402
 from harness.env import environment, load_avg  # noqa: E402
 from harness.log import BenchError, log  # noqa: E402
-from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, full,  # noqa: E402
-                       ha, ingest, peer, platform, privacy, protection, proxy, receivers,
-                       retention, soak, sustained, tracing)
+from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness,  # noqa: E402
+                       fifo, full, ha, ingest, peer, platform, privacy, protection, proxy,
+                       receivers, retention, soak, sustained, tracing)
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
         "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy,
-        "retention": retention}
+        "retention": retention, "brokers": brokers}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
 Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
        (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
-        peer, costs, privacy, retention; --profile DIR goes with --only costs)
+        peer, costs, privacy, retention, brokers; --profile DIR goes with --only costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -74,13 +74,13 @@ dropped day of the retention case) override the sizes (for trying the program ou
 
 # The figures' help, each scenario's own, in the report's order.
 HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protection, fifo, proxy,
-              receivers, fairness, tracing, platform, costs, privacy, retention]
+              receivers, fairness, tracing, platform, costs, privacy, retention, brokers]
 
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
     only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
-                                      costs, privacy, retention))
+                                      costs, privacy, retention, brokers))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 

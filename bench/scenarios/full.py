@@ -2,7 +2,7 @@
 and the report's table in the order the figures are documented."""
 
 from harness.figures import Part
-from scenarios import (backlog, catalog, costs, delivery, e2e, fairness, fifo, ingest, peer,
+from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness, fifo, ingest, peer,
                        platform, privacy, protection, proxy, receivers, retention, sustained,
                        tracing)
 
@@ -20,6 +20,7 @@ FIGURES = [
     "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio", "tracing_ingest_ratio",
     "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms", "metrics_scrape_ms",
     "stats_ms", "list_p99_ms", *costs.FIGURES, *privacy.FIGURES, *retention.FIGURES,
+    *brokers.FIGURES,
 ]
 # The details under it.
 DETAILS = [
@@ -27,7 +28,7 @@ DETAILS = [
     "sink", "e2e", "delivery", "peer", "recording peer", "sustained", "sustained peer", "slow",
     "backlog", "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness",
     "platform", "peak RSS", "costs ingest", "costs drain", *privacy.DETAILS,
-    *retention.DETAILS,
+    *retention.DETAILS, *brokers.DETAILS,
 ]
 
 
@@ -43,7 +44,7 @@ def run(b) -> Part:
     # The backlog drains at the default concurrency: over the delivery drain at the same.
     parts += [backlog.measure(b, delivery_part.figures["delivery_c64_per_s"][0], e2e_hwm)]
     parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b), costs.measure(b)]
-    parts += [privacy.measure(b), retention.measure(b)]
+    parts += [privacy.measure(b), retention.measure(b), brokers.measure(b)]
     every = Part()
     for part in parts:
         every.figures.update(part.figures)

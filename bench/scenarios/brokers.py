@@ -1,0 +1,199 @@
+"""Brokers: the drain of N pre-loaded deliveries to each real broker Debian packages,
+beside the HTTP drain of the same N in the same run (docs/brokers.md)."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import time
+
+from harness.drain import preload, drain
+from harness.figures import Part
+from harness.log import die, log
+from harness.processes import free_port, tail
+from harness.stats import ratio
+
+HELP = """\
+  broker_<t>_per_s        N/2 due deliveries pre-loaded with SQL over three destinations of
+                          the broker t (a connection each), `webhookd worker` timed until
+                          all succeeded, attempts == N/2 checked. t: redis (redis-server,
+                          three databases of one server), amqp (rabbitmq-server, the vhost
+                          "/" spelled three ways, a durable queue on the default
+                          exchange), nats (three nats-server -js, a stream each). A broker
+                          not installed is left out with a note; Kafka is not packaged in
+                          Debian and is left out
+  broker_<t>_vs_http      its ratio to the HTTP drain of the same N/2 (three destinations
+                          at the sink) run just before it (target >= 0.8)
+"""
+
+ONLY = """\
+--only brokers runs the sink's HTTP drain and each broker's drain beside it."""
+
+FIGURES = ["broker_redis_per_s", "broker_redis_vs_http", "broker_amqp_per_s",
+           "broker_amqp_vs_http", "broker_nats_per_s", "broker_nats_vs_http"]
+DETAILS = ["brokers"]
+
+
+def wait_port(port: int, name: str, seconds: float = 30) -> None:
+    """Waits until 127.0.0.1:PORT takes a connection."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    die(f"{name} is not listening on {port} after {seconds} s")
+
+
+def start_redis(b):
+    """redis-server on a free loopback port, without persistence; (process, urls)."""
+    port = free_port()
+    proc = b.procs.start("redis", ["redis-server", "--port", port, "--bind", "127.0.0.1",
+                                   "--save", "", "--appendonly", "no"])
+    wait_port(port, "redis-server")
+    urls = [f"redis://127.0.0.1:{port}/{db}" for db in (1, 2, 3)]
+    return proc, urls, '{"stream": "webhooks", "max_len": 100000}'
+
+
+def start_rabbitmq(b):
+    """A RabbitMQ node on free loopback ports in a directory of its own, with a durable
+    queue "webhooks" declared at boot; (process, urls, settings). The node runs in a
+    session of its own with its own epmd, so that stopping it leaves nothing behind."""
+    work = tempfile.mkdtemp(prefix="bench-rabbitmq-")
+    port, dist, epmd = free_port(), free_port(), free_port()
+    with open(os.path.join(work, "definitions.json"), "w") as f:
+        json.dump({"vhosts": [{"name": "/"}], "queues": [
+            {"name": "webhooks", "vhost": "/", "durable": True, "auto_delete": False,
+             "arguments": {}}]}, f)
+    with open(os.path.join(work, "rabbitmq.conf"), "w") as f:
+        f.write(f"listeners.tcp.default = 127.0.0.1:{port}\n"
+                "disk_free_limit.absolute = 1MB\n"
+                "loopback_users = none\n"
+                "definitions.import_backend = local_filesystem\n"
+                f"definitions.local.path = {work}/definitions.json\n")
+    with open(os.path.join(work, "enabled_plugins"), "w") as f:
+        f.write("[].\n")
+    b.procs.start("epmd", ["/usr/bin/epmd", "-port", epmd, "-address", "127.0.0.1"])
+    env = {**os.environ, "HOME": work, "ERL_EPMD_PORT": str(epmd),
+           "RABBITMQ_NODENAME": f"rabbit-{port}@localhost",
+           "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1", "RABBITMQ_NODE_PORT": str(port),
+           "RABBITMQ_DIST_PORT": str(dist),
+           "RABBITMQ_CONFIG_FILE": f"{work}/rabbitmq.conf",
+           "RABBITMQ_ENABLED_PLUGINS_FILE": f"{work}/enabled_plugins",
+           "RABBITMQ_MNESIA_BASE": f"{work}/mnesia", "RABBITMQ_LOG_BASE": f"{work}/log",
+           "RABBITMQ_PID_FILE": f"{work}/rabbitmq.pid",
+           "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS":
+               "-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}"}
+    proc = b.procs.start("rabbitmq", ["/usr/bin/setsid", "/usr/lib/rabbitmq/bin/rabbitmq-server"],
+                         env=env)
+    wait_port(port, "rabbitmq-server", 90)
+    time.sleep(2)  # the listener opens before the definitions are in
+    # Three connections: the vhost "/" spelled three ways.
+    urls = [f"amqp://127.0.0.1:{port}/{v}" for v in ("", "%2F", "%2f")]
+    return proc, urls, '{"routing_key": "webhooks"}'
+
+
+def nats_request(port: int, subject: str, payload: dict) -> str:
+    """One request over NATS's text protocol: the answer's payload."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        f = s.makefile("rb")
+        f.readline()  # INFO
+        body = json.dumps(payload).encode()
+        s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.bench 1\r\n'
+                  + f"PUB {subject} _INBOX.bench {len(body)}\r\n".encode() + body + b"\r\n")
+        while True:
+            line = f.readline().decode()
+            if line.startswith("MSG"):
+                return f.read(int(line.split()[-1]) + 2).decode().strip()
+            if line.startswith("PING"):
+                s.sendall(b"PONG\r\n")
+            elif not line:
+                return ""
+
+
+def start_nats(b):
+    """Three nats-servers with JetStream on free loopback ports (a connection each), each
+    with a stream over webhooks.>; (processes, urls, settings)."""
+    procs, urls = [], []
+    for i in range(3):
+        port = free_port()
+        store = tempfile.mkdtemp(prefix="bench-nats-")
+        procs.append(b.procs.start(f"nats-{i}", ["nats-server", "-js", "-a", "127.0.0.1", "-p",
+                                                 port, "-sd", store]))
+        wait_port(port, "nats-server")
+        answer = nats_request(port, "$JS.API.STREAM.CREATE.WEBHOOKS",
+                              {"name": "WEBHOOKS", "subjects": ["webhooks.>"],
+                               "storage": "file"})
+        if '"error"' in answer or not answer:
+            die(f"nats-server: the stream was not made: {answer}")
+        urls.append(f"nats://127.0.0.1:{port}")
+    return procs, urls, "{}"
+
+
+BROKERS = {"redis": ("redis-server", start_redis), "amqp": ("rabbitmq-server", start_rabbitmq),
+           "nats": ("nats-server", start_nats)}
+
+
+def broker_drain(b, name: str, n: int, urls, settings: str) -> str:
+    """N deliveries to three destinations at URLS, drained by `webhookd worker` on a fresh
+    database; the rate, checked: every delivery succeeded with one attempt."""
+    db = b.new_db(f"bench_{name}")
+    db.sql("preload_broker", n=n, url1=urls[0], url2=urls[1], url3=urls[2], broker=settings,
+           secret=b.secret)
+    cap_s = min(n // 500 + 60, 600)
+    t0 = time.monotonic()
+    proc = b.procs.start(name, [b.webhookd, "worker"], env=b.wh_env(db))
+    unfinished, attempts = n, 0
+    while time.monotonic() - t0 < cap_s:
+        time.sleep(0.2)
+        if proc.poll() is not None:
+            die(f"webhookd worker exited; see its log: {tail(b.procs.log_of(name), 5)}")
+        unfinished, attempts = map(int, db.sql("all_unfinished").split())
+        if unfinished == 0:
+            break
+    seconds = time.monotonic() - t0
+    b.procs.stop(proc)
+    db.drop()
+    if unfinished:
+        b.invalidate(f"{name}: {unfinished} of {n} deliveries unfinished after {cap_s} s",
+                     f"broker_{name}_per_s", f"broker_{name}_vs_http")
+    elif attempts != n:
+        b.invalidate(f"{name}: {attempts} attempts recorded for {n} deliveries",
+                     f"broker_{name}_per_s", f"broker_{name}_vs_http")
+    rate = f"{(n - unfinished) / seconds:.0f}"
+    log(f"{name}: {n} deliveries in {int(seconds * 1000)} ms: {rate}/s, attempts {attempts}")
+    return rate
+
+
+def measure(b) -> Part:
+    n = max(b.cfg.deliveries // 2, 1000)
+    part = Part()
+    lines = []
+    for name, (program, start) in BROKERS.items():
+        if shutil.which(program) is None:
+            lines.append(f"{name}: {program} is not installed, left out")
+            continue
+        log(f"brokers: {n} deliveries over HTTP to the sink, then the same to {name}")
+        db = b.new_db("bench_broker_http")
+        preload(b, db, n)
+        http_rate = drain(b, f"http-before-{name}", "worker", n, db).rate
+        db.drop()
+        procs, urls, settings = start(b)
+        rate = broker_drain(b, name, n, urls, settings)
+        for proc in procs if isinstance(procs, list) else [procs]:
+            b.procs.stop(proc)
+            try:  # RabbitMQ's node runs in a session of its own: all of it goes
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        part.add(f"broker_{name}_per_s", rate, "")
+        part.add(f"broker_{name}_vs_http", ratio(rate, http_rate), ">= 0.8")
+        lines.append(f"{name}: {rate}/s beside HTTP {http_rate}/s")
+    part.details["brokers"] = f"brokers        {n} deliveries each; " + "; ".join(lines)
+    return part
+
+
+def alone(b) -> Part:
+    return measure(b)

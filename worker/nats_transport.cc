@@ -126,6 +126,59 @@ struct OptionsDeleter {
 };
 using NatsOptions = std::unique_ptr<natsOptions, OptionsDeleter>;
 
+// One natsConnection_Connect, on a thread of its own. libnats 3.4.1 does a TLS handshake
+// (tls://, or a nats:// server that asks for TLS) on a blocking socket with no deadline:
+// a server that stalls there would hold the connection's thread, every message queued
+// behind it (and with them the dispatcher's slots), and the destructor's join. The
+// connection's thread waits for the connect no longer than a deadline; past it the
+// attempt is abandoned, and its thread destroys what it gets whenever the server lets go.
+struct ConnectAttempt {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;   // guarded by mu
+  bool abandoned = false;  // guarded by mu
+  natsConnection* nc = nullptr;
+  natsStatus status = NATS_OK;
+  std::string words;  // libnats's words for a failure, read on the connecting thread
+  NatsOptions options;
+
+  static std::shared_ptr<ConnectAttempt> Start(NatsOptions options) {
+    auto attempt = std::make_shared<ConnectAttempt>();
+    attempt->options = std::move(options);
+    std::thread([attempt] {
+      natsConnection* nc = nullptr;
+      const natsStatus status = natsConnection_Connect(&nc, attempt->options.get());
+      const std::string words = status == NATS_OK ? "" : Words(status);
+      std::lock_guard lock(attempt->mu);
+      if (attempt->abandoned) {
+        if (nc != nullptr) natsConnection_Destroy(nc);
+        attempt->finished = true;
+        return;
+      }
+      attempt->nc = status == NATS_OK ? nc : nullptr;
+      attempt->status = status;
+      attempt->words = words;
+      attempt->finished = true;
+      attempt->cv.notify_all();
+    }).detach();
+    return attempt;
+  }
+
+  // True when it finished by `deadline`; else it is abandoned.
+  bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mu);
+    if (cv.wait_until(lock, deadline, [&] { return finished; })) return true;
+    abandoned = true;
+    return false;
+  }
+
+  // Abandoned, and its thread still waits on the server.
+  bool Hanging() {
+    std::lock_guard lock(mu);
+    return abandoned && !finished;
+  }
+};
+
 // The PubAck's stream and sequence as the result's body, or JetStream's error.
 SendResult FromPubAck(const natsMsg* reply, const std::string& subject) {
   const auto ack = nlohmann::json::parse(
@@ -301,12 +354,24 @@ struct NatsTransport::Connection {
       }
       return Lost("nats: " + addresses.error().message);
     }
+    // One abandoned connect at a time: a server that stalls every handshake holds one
+    // thread, not one per backoff.
+    if (hanging_connect && hanging_connect->Hanging()) {
+      return Lost("nats: the last connection's handshake has not ended");
+    }
+    hanging_connect.reset();
     auto opts = MakeOptions(url, *addresses, broker);
     if (!opts) return Lost(opts.error());
-    if (natsStatus s = natsConnection_Connect(&nc, opts->get()); s != NATS_OK) {
-      nc = nullptr;
-      return Lost(WithoutPassword(Words(s), broker));
+    auto attempt = ConnectAttempt::Start(std::move(*opts));
+    // libnats's own timeout covers the TCP connect and the INFO; a second more for the rest.
+    if (!attempt->WaitUntil(std::chrono::steady_clock::now() + options.attempt_timeout +
+                            std::chrono::seconds(1))) {
+      hanging_connect = std::move(attempt);
+      return Lost("nats: no connection within the attempt timeout (the handshake stalled)",
+                  /*timed_out=*/true);
     }
+    if (attempt->status != NATS_OK) return Lost(WithoutPassword(attempt->words, broker));
+    nc = attempt->nc;
     // One inbox for the connection's answers, a subject under it for each request.
     natsInbox* inbox = nullptr;
     natsStatus s = natsInbox_Create(&inbox);
@@ -410,6 +475,8 @@ struct NatsTransport::Connection {
   // The connection thread's own.
   natsConnection* nc = nullptr;
   natsSubscription* sub = nullptr;  // on inbox_subject.*
+  // A connect abandoned at its deadline whose thread has not returned yet.
+  std::shared_ptr<ConnectAttempt> hanging_connect;
   std::string inbox_subject;
   uint64_t requests = 0;
   std::optional<std::string> failure;

@@ -28,13 +28,15 @@ namespace webhookd {
 // backoff is the only one. tls:// is TLS checked against the system's CAs and the URL's
 // host name (though the connection is to a vetted address); nats:// is plain TCP, unless
 // the server requires TLS: libnats then upgrades by itself, checking the CAs but not the
-// name. Known gap (libnats 3.4.1): it does the TLS handshake on a blocking socket with no
-// deadline, so a server that sends its INFO and then stalls mid-handshake holds that
-// connection's thread, and the destructor's join, until the server hangs up.
+// name. libnats 3.4.1 does the TLS handshake on a blocking socket with no deadline, so
+// the connect runs on a thread of its own that the connection waits for no longer than
+// the attempt timeout (and a second): a server that stalls mid-handshake then costs one
+// abandoned thread until it hangs up, and holds up nothing else.
 //
 // Threads: one per connection, made when its first message comes and joined by the
 // destructor. Each sends its messages one at a time in the order Start was called, so a
-// slow or lost server holds up only the destinations that name it. libnats adds threads
+// slow or lost server holds up only the destinations that name it. Each connect runs on a
+// detached thread of its own (see above), one at most per connection. libnats adds threads
 // of its own: per connection a reader and a flusher, which natsConnection_Destroy joins
 // (each connection is destroyed by its thread before it ends, so none outlives the
 // transport); and, once per process, its timer and callback threads, which live until

@@ -48,8 +48,11 @@
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
 #include "trace/exporter_options.h"
+#include "worker/amqp_transport.h"
 #include "worker/curl_sender.h"
 #include "worker/dispatcher.h"
+#include "worker/kafka_transport.h"
+#include "worker/nats_transport.h"
 #include "worker/purger.h"
 #include "worker/redis_transport.h"
 #include "worker/transport_router.h"
@@ -275,14 +278,28 @@ Result<Listener> MakeListener(Store& store, ApiPart& api, const Config& config, 
 }
 
 // The deliveries of `worker` and `all`: the senders (HTTP: one thread, libcurl's multi
-// interface; Redis Streams: a thread per connection), the router that picks one by the
-// url's scheme, and the dispatcher that claims, sends through it and records.
+// interface; each broker: a thread per connection, and librdkafka's and libnats's own
+// threads: docs/architecture.md), the router that picks one by the url's scheme, and the
+// dispatcher that claims, sends through it and records. The dispatcher is last: it is
+// destroyed first, so nothing sends through a transport being destroyed.
 struct WorkerPart {
   std::unique_ptr<CurlSender> sender;
+  std::unique_ptr<AmqpTransport> amqp;
+  std::unique_ptr<NatsTransport> nats;
   std::unique_ptr<RedisTransport> redis;
+  std::unique_ptr<KafkaTransport> kafka;
   std::unique_ptr<TransportRouter> router;
   std::unique_ptr<Dispatcher> dispatcher;
 };
+
+// A broker transport with the settings every one of them takes.
+template <typename T>
+std::unique_ptr<T> MakeTransport(const Config& config) {
+  typename T::Options options;
+  options.attempt_timeout = config.attempt_timeout;
+  options.allow_private = config.allow_private_destinations;
+  return std::make_unique<T>(options);
+}
 
 WorkerPart MakeWorker(Store& store, Clock& clock, Random& random, const RetryPolicy& policy,
                       const Config& config, Tracing& tracing, Metrics& metrics) {
@@ -293,12 +310,15 @@ WorkerPart MakeWorker(Store& store, Clock& clock, Random& random, const RetryPol
   sender_options.proxy = config.egress_proxy;
   WorkerPart part;
   part.sender = std::make_unique<CurlSender>(sender_options);
-  RedisTransport::Options redis_options;
-  redis_options.attempt_timeout = config.attempt_timeout;
-  redis_options.allow_private = config.allow_private_destinations;
-  part.redis = std::make_unique<RedisTransport>(redis_options);
+  part.amqp = MakeTransport<AmqpTransport>(config);
+  part.nats = MakeTransport<NatsTransport>(config);
+  part.redis = MakeTransport<RedisTransport>(config);
+  part.kafka = MakeTransport<KafkaTransport>(config);
   part.router = std::make_unique<TransportRouter>(*part.sender);
+  part.router->Add(Transport::kAmqp, *part.amqp);
+  part.router->Add(Transport::kNats, *part.nats);
   part.router->Add(Transport::kRedis, *part.redis);
+  part.router->Add(Transport::kKafka, *part.kafka);
   Dispatcher::Options options;
   options.concurrency = config.worker_concurrency;
   options.claim_batch = std::min(config.worker_concurrency, 128);

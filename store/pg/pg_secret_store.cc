@@ -75,15 +75,15 @@ Result<int64_t> PgSecretStore::ReencryptCredentials() {
           }
         }
         if (*new_secret || headers_changed || others_changed) {
-          Exec(tx, sql::kRewriteCredentials,
-               Params()
-                   .Add(after)
-                   .Add(new_secret->value_or(secret))
-                   .Add(HeadersJson(headers))
-                   .Add(key)
-                   .Add(client_secret)
-                   .Add(broker_username)
-                   .Add(broker_password));
+          NamedParams params(sql::kRewriteCredentials);
+          params.Set("id", after)
+              .Set("secret", new_secret->value_or(secret))
+              .Set("headers", HeadersJson(headers))
+              .Set("tls_client_key", key)
+              .Set("auth_client_secret", client_secret)
+              .Set("broker_username", broker_username)
+              .Set("broker_password", broker_password);
+          Exec(tx, params);
         }
         for (const auto& earlier : nlohmann::json::parse(r[3].c_str())) {
           const std::string stored = earlier.get<std::string>();

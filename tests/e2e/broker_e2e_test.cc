@@ -4,10 +4,13 @@
 // nothing lost), refused credentials, the write-only credentials and the 422s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "tests/testing/nats_server.h"
+#include "tests/testing/rabbitmq_server.h"
 #include "tests/testing/redis_server.h"
 #include "tests/testing/signature_check.h"
 #include "tests/testing/test_database.h"
@@ -240,6 +243,119 @@ TEST_F(BrokerE2eTest, SettingsThatDoNotFitTheirUrlAreRefusedNamingThem) {
   EXPECT_EQ(moved["broker"], (Json{{"stream", "q"}, {"password", "set"}}));
   // Another database of the same server is the same broker.
   Call("PATCH", path, {{"url", elsewhere + "/3"}});
+}
+
+// The other real brokers through the API, as a consumer on each sees a delivery: the body,
+// the signature over it, the ordering key; a broker restarted mid-drain loses nothing
+// webhookd was told was stored; a name of a private address is refused.
+class OtherBrokersE2eTest : public ::testing::Test {
+ protected:
+  OtherBrokersE2eTest()
+      : webhookd_(db_.url(), "all",
+                  {{"WEBHOOKD_RETRY_SCHEDULE", RetrySchedule("2s", 20)},
+                   {"WEBHOOKD_RETRY_JITTER", "0"},
+                   {"WEBHOOKD_ATTEMPT_TIMEOUT", "2s"},
+                   {"WEBHOOKD_CIRCUIT_THRESHOLD", "1000"}}) {}
+
+  Json Call(const std::string& method, const std::string& path, const Json& body = nullptr,
+            int want = 200) {
+    auto res = webhookd_.Call(method, path, body);
+    EXPECT_EQ(res.status, want) << method << " " << path << ": " << res.body;
+    return !res.body.empty() ? Json::parse(res.body) : Json::object();
+  }
+
+  std::string Publish(int n, const std::string& key = "") {
+    Json body = {{"type", "order.created"}, {"payload", {{"n", n}}}};
+    if (!key.empty()) body["ordering_key"] = key;
+    return Call("POST", "/v1/events", body, 202)["deliveries"][0]["id"];
+  }
+
+  TestDatabase db_;
+  WebhookdProcess webhookd_;
+};
+
+TEST_F(OtherBrokersE2eTest, RabbitMqGetsSignedMessagesAndLosesNoneToARestart) {
+  RabbitMqServer rabbit;
+  rabbit.DeclareQueue("orders");
+  const Json dst =
+      Call("POST", "/v1/destinations",
+           {{"url", rabbit.url() + "/"}, {"broker", {{"routing_key", "orders"}}}}, 201);
+  const std::string secret = dst["secret"];
+  const std::string first = Publish(1, "acct-7");
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Call("GET", "/v1/deliveries/" + first)["status"] == "succeeded"; }, 60s));
+  auto m = rabbit.Get("orders");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(Json::parse(m->body)["data"], (Json{{"n", 1}}));
+  EXPECT_EQ(m->headers["webhook-ordering-key"], "acct-7");
+  EXPECT_EQ(m->message_id, m->headers["webhook-id"]);
+  EXPECT_EQ(m->headers["webhook-signature"],
+            ExpectedSignature(secret, m->headers["webhook-id"], m->headers["webhook-timestamp"],
+                              m->body));
+  // Stopped, then back: what was published meanwhile arrives once the node is up.
+  rabbit.Stop();
+  std::vector<std::string> later;
+  for (int n = 2; n <= 6; ++n) later.push_back(Publish(n));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return !Call("GET", "/v1/deliveries/" + later[0] + "/attempts")["data"].empty(); },
+      30s));
+  ASSERT_TRUE(rabbit.Start());
+  rabbit.DeclareQueue("orders");  // the queue is durable, but declaring it is harmless
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        for (const std::string& d : later) {
+          if (Call("GET", "/v1/deliveries/" + d)["status"] != "succeeded") return false;
+        }
+        return true;
+      },
+      90s));
+  std::vector<int> got;
+  while (auto next = rabbit.Get("orders")) got.push_back(Json::parse(next->body)["data"]["n"]);
+  std::sort(got.begin(), got.end());
+  got.erase(std::unique(got.begin(), got.end()), got.end());
+  EXPECT_EQ(got, (std::vector<int>{2, 3, 4, 5, 6}));
+}
+
+TEST_F(OtherBrokersE2eTest, NatsJetStreamStoresSignedMessagesOnceAndNoStreamIsRetried) {
+  NatsServer nats;
+  const Json dst = Call("POST", "/v1/destinations", {{"url", nats.url()}}, 201);
+  const std::string secret = dst["secret"];
+  // No stream yet: retryable attempts, in the broker's words.
+  const std::string first = Publish(1);
+  ASSERT_TRUE(WaitUntil(
+      [&] { return !Call("GET", "/v1/deliveries/" + first + "/attempts")["data"].empty(); }, 30s));
+  const Json failed = Call("GET", "/v1/deliveries/" + first + "/attempts")["data"][0];
+  EXPECT_EQ(failed["outcome"], "retryable") << failed;
+  EXPECT_NE(failed["error"].get<std::string>().find("no stream"), std::string::npos) << failed;
+  ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Call("GET", "/v1/deliveries/" + first)["status"] == "succeeded"; }, 30s));
+  const auto stored = nats.Messages("WEBHOOKS");
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].subject, "webhooks.order.created");
+  const auto header = [&](const std::string& name) {
+    auto it = stored[0].headers.find(name);
+    return it == stored[0].headers.end() ? std::string("<none>") : it->second;
+  };
+  EXPECT_EQ(header("Nats-Msg-Id"), header("webhook-id"));
+  EXPECT_EQ(
+      header("webhook-signature"),
+      ExpectedSignature(secret, header("webhook-id"), header("webhook-timestamp"), stored[0].data));
+}
+
+// Every host of a broker url is vetted: a Kafka cluster's second bootstrap host too.
+TEST(BrokerAddressE2eTest, ABrokerHostOfAPrivateAddressIsRefusedWhenPrivateOnesAreNot) {
+  TestDatabase db;
+  WebhookdProcess strict(db.url(), "server", {{"WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS", "false"}});
+  for (const std::string url : {"amqp://127.0.0.1/", "nats://10.0.0.1:4222", "redis://[::1]:6379",
+                                "kafka://8.8.8.8:9092,127.0.0.1:9092"}) {
+    Json body = {{"url", url}};
+    if (url.starts_with("redis")) body["broker"] = {{"stream", "s"}};
+    if (url.starts_with("kafka")) body["broker"] = {{"topic", "t"}};
+    auto res = strict.Call("POST", "/v1/destinations", body);
+    EXPECT_EQ(res.status, 422) << url << ": " << res.body;
+    EXPECT_EQ(Json::parse(res.body)["errors"][0]["field"], "url") << res.body;
+  }
 }
 
 }  // namespace

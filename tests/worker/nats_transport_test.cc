@@ -327,6 +327,37 @@ TEST(NatsTransportTest, AHungServerTimesOutAndHoldsUpNoOtherDestination) {
   hung.Resume();
 }
 
+// A server that asks for TLS and then stalls the handshake: libnats would wait on it
+// without end, so the attempt ends at its deadline, the next ones fail at once without a
+// second thread, and the transport is destroyed without waiting for the server.
+TEST(NatsTransportTest, AHandshakeThatStallsEndsAtTheDeadlineAndHoldsUpNothing) {
+  testing::RawListener stalls("127.0.0.1", 0, [](testing::RawConnection& c) {
+    c.Write(R"(INFO {"server_id":"x","version":"2.9.10","proto":1,"headers":true,)"
+            R"("max_payload":1048576,"tls_required":true})"
+            "\r\n");
+    c.WaitForPeerClose();
+  });
+  const std::string url = "tls://127.0.0.1:" + std::to_string(stalls.port());
+  NatsServer healthy;
+  ASSERT_TRUE(healthy.AddStream("WEBHOOKS", {"webhooks.>"}));
+  const auto started = std::chrono::steady_clock::now();
+  {
+    NatsTransport transport(Loopback());
+    const SendResult stalled = SendAndWait(transport, Message(url, "evt_1"));
+    EXPECT_TRUE(stalled.timed_out) << stalled.error.value_or("");
+    EXPECT_NE(stalled.error.value_or("").find("handshake"), std::string::npos)
+        << stalled.error.value_or("");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+    EXPECT_TRUE(SendAndWait(transport, Message(healthy.url(), "evt_2")).acknowledged);
+    // After the backoff: still one connect waiting on the server, not two.
+    std::this_thread::sleep_for(200ms);
+    const SendResult again = SendAndWait(transport, Message(url, "evt_3"));
+    EXPECT_FALSE(again.acknowledged);
+    EXPECT_EQ(stalls.accepted(), 1);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 8s);
+}
+
 TEST(NatsTransportTest, TheMessagesOfOneConnectionAreSentInStartOrder) {
   NatsServer nats;
   ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));

@@ -452,8 +452,14 @@ struct AmqpTransport::Connection {
           return Failed("amqp: the broker nacked the message");
         case AMQP_BASIC_RETURN_METHOD: {
           const auto* m = static_cast<const amqp_basic_return_t*>(decoded);
-          returned = "amqp: unroutable: " + CloseText(m->reply_text, m->reply_code) +
-                     " for exchange '" + exchange + "' routing key '" + routing_key + "'";
+          std::string text = "amqp: unroutable: ";
+          text.append(CloseText(m->reply_text, m->reply_code))
+              .append(" for exchange '")
+              .append(exchange)
+              .append("' routing key '")
+              .append(routing_key)
+              .append("'");
+          returned = std::move(text);
           continue;
         }
         case AMQP_CHANNEL_CLOSE_METHOD: {

@@ -284,6 +284,7 @@ struct KafkaTransport::Producer {
       h.u.header.size = static_cast<ssize_t>(out.headers[i].second.size());
     }
     const uint64_t id = ++last_id;
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a tag, never dereferenced
     add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(id));
 
     if (rd_kafka_error_t* error = rd_kafka_produceva(rk, vus.data(), vus.size())) {

@@ -299,11 +299,13 @@ struct NatsTransport::Connection {
     if (natsOptions_Create(&raw) != NATS_OK) return std::unexpected(Words(NATS_NO_MEMORY));
     NatsOptions opts(raw);
     std::vector<std::string> servers;
+    servers.reserve(addresses.size());
     for (const IpAddress& address : addresses) {
       const std::string host = address.v6 ? "[" + address.ToString() + "]" : address.ToString();
       servers.push_back("nats://" + host + ":" + std::to_string(url.hosts.front().port));
     }
     std::vector<const char*> server_ptrs;
+    server_ptrs.reserve(servers.size());
     for (const std::string& s : servers) server_ptrs.push_back(s.c_str());
     const int64_t timeout = Millis(options.attempt_timeout);
     natsStatus s = natsOptions_SetServers(opts.get(), server_ptrs.data(),

@@ -79,19 +79,6 @@ StoredMessage ToStored(natsMsg* msg) {
   return stored;
 }
 
-// Whether every thread of `pid` has stopped (state T in /proc).
-bool AllStopped(pid_t pid) {
-  std::error_code ec;
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-    const std::string stat = ReadFile(task.path().string() + "/stat");
-    const size_t paren = stat.rfind(") ");  // the state follows the (command)
-    if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-    if (stat[paren + 2] != 'T' && stat[paren + 2] != 't') return false;
-  }
-  return !ec;
-}
-
 }  // namespace
 
 NatsServer::NatsServer(Options options) : options_(std::move(options)) {
@@ -141,14 +128,7 @@ void NatsServer::Stop() {
   process_->Wait(5s);
 }
 
-void NatsServer::Pause() {
-  process_->Signal(SIGSTOP);
-  // kill() returns before a thread busy on another core has stopped, and that thread may
-  // still answer a message sent after Pause.
-  for (int i = 0; i < 200 && !AllStopped(process_->pid()); ++i) {
-    std::this_thread::sleep_for(5ms);
-  }
-}
+void NatsServer::Pause() { StopAndWait(process_->pid()); }
 
 void NatsServer::Resume() { process_->Signal(SIGCONT); }
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -111,6 +113,51 @@ std::pair<int, std::string> RunCommand(const std::string& command) {
   size_t n = 0;
   while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
   return {::pclose(pipe), out};
+}
+
+namespace {
+
+// The state and the process group of /proc/<pid>[/task/<tid>]/stat: the fields after
+// "(command) ".
+bool Stopped(const std::string& stat_path) {
+  const std::string stat = ReadFile(stat_path);
+  const size_t paren = stat.rfind(") ");
+  return paren != std::string::npos && paren + 2 < stat.size() &&
+         (stat[paren + 2] == 'T' || stat[paren + 2] == 't');
+}
+
+int GroupOf(const std::string& stat_path) {
+  const std::string stat = ReadFile(stat_path);
+  const size_t paren = stat.rfind(") ");
+  if (paren == std::string::npos) return -1;
+  int ppid = 0, pgid = 0;
+  char state = 0;
+  if (std::sscanf(stat.c_str() + paren + 2, "%c %d %d", &state, &ppid, &pgid) != 3) return -1;
+  return pgid;
+}
+
+bool AllStopped(int pid, bool group) {
+  std::error_code ec;
+  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = proc.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string dir = proc.path().string();
+    const bool member = group ? GroupOf(dir + "/stat") == pid : std::stoi(name) == pid;
+    if (!member) continue;
+    for (const auto& task : std::filesystem::directory_iterator(dir + "/task", ec)) {
+      if (!Stopped(task.path().string() + "/stat")) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void StopAndWait(int pid, bool group) {
+  ::kill(group ? -pid : pid, SIGSTOP);
+  for (int i = 0; i < 200 && !AllStopped(pid, group); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 }  // namespace webhookd::testing

@@ -39,6 +39,11 @@ std::pair<int, std::string> RunCommand(const std::string& command);
 // The whole text of a file ("" if missing).
 std::string ReadFile(const std::string& path);
 
+// SIGSTOP to process `pid` (with `group`, to its whole process group) and a wait, at most
+// a second, until every thread of each has stopped: kill() returns before a thread busy
+// on another core has stopped, and that thread may still answer what is sent after it.
+void StopAndWait(int pid, bool group = false);
+
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreePort();
 

@@ -184,7 +184,7 @@ void RabbitMqServer::Stop() {
   node_.reset();
 }
 
-void RabbitMqServer::Pause() { ::kill(-node_->pid(), SIGSTOP); }
+void RabbitMqServer::Pause() { StopAndWait(node_->pid(), /*group=*/true); }
 
 void RabbitMqServer::Resume() { ::kill(-node_->pid(), SIGCONT); }
 

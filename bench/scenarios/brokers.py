@@ -64,7 +64,11 @@ def start_rabbitmq(b):
     work = tempfile.mkdtemp(prefix="bench-rabbitmq-")
     port, dist, epmd = free_port(), free_port(), free_port()
     with open(os.path.join(work, "definitions.json"), "w") as f:
-        json.dump({"vhosts": [{"name": "/"}], "queues": [
+        # Definitions imported at boot replace the default user: guest is defined here.
+        json.dump({"users": [{"name": "guest", "password": "guest", "tags": "administrator"}],
+                   "permissions": [{"user": "guest", "vhost": "/", "configure": ".*",
+                                    "write": ".*", "read": ".*"}],
+                   "vhosts": [{"name": "/"}], "queues": [
             {"name": "webhooks", "vhost": "/", "durable": True, "auto_delete": False,
              "arguments": {}}]}, f)
     with open(os.path.join(work, "rabbitmq.conf"), "w") as f:

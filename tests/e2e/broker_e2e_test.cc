@@ -220,6 +220,8 @@ TEST_F(BrokerE2eTest, SettingsThatDoNotFitTheirUrlAreRefusedNamingThem) {
             Fields{"url"});
   EXPECT_EQ(Refused("POST", "/v1/destinations", {{"url", "redis://user:pw@127.0.0.1:6379"}}),
             Fields{"url"});
+  // None of the refused bodies was stored.
+  EXPECT_TRUE(Call("GET", "/v1/destinations")["data"].empty());
   // An AMQP and a NATS destination need no settings.
   Call("POST", "/v1/destinations", {{"url", "amqp://127.0.0.1/orders"}}, 201);
   const Json nats = Call("POST", "/v1/destinations", {{"url", "nats://127.0.0.1:4222"}}, 201);
@@ -238,6 +240,10 @@ TEST_F(BrokerE2eTest, SettingsThatDoNotFitTheirUrlAreRefusedNamingThem) {
   EXPECT_EQ(Refused("PATCH", path,
                     {{"url", elsewhere}, {"broker", {{"stream", "q"}, {"password", "set"}}}}),
             (Fields{"broker.password"}));
+  // The refused patches changed nothing.
+  const Json kept = Call("GET", path);
+  EXPECT_EQ(kept["url"], redis_.url());
+  EXPECT_EQ(kept["broker"], (Json{{"stream", "q"}, {"password", "set"}}));
   const Json moved = Call(
       "PATCH", path, {{"url", elsewhere}, {"broker", {{"stream", "q"}, {"password", "another"}}}});
   EXPECT_EQ(moved["broker"], (Json{{"stream", "q"}, {"password", "set"}}));

@@ -11,8 +11,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <condition_variable>
-#include <deque>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -22,13 +21,12 @@
 #include "base/strings.h"
 #include "net/address.h"
 #include "net/broker_url.h"
+#include "net/resolver.h"
 
 namespace webhookd {
 
 namespace {
 
-constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
-constexpr auto kLastBackoff = std::chrono::seconds(5);
 constexpr amqp_channel_t kChannel = 1;
 constexpr int kFrameMax = 131072;  // librabbitmq's default
 constexpr uint8_t kPersistent = 2;
@@ -45,20 +43,6 @@ amqp_bytes_t Bytes(const std::string& s) {
 }
 
 std::string Text(amqp_bytes_t b) { return std::string(static_cast<const char*>(b.bytes), b.len); }
-
-// The connection's key: its URL, credentials and TLS settings, so that a destination
-// whose password or CA changed gets a connection of its own.
-std::string KeyOf(const Outgoing& out) {
-  std::string key = out.url;
-  if (out.broker) {
-    key += '\n' + out.broker->username.value_or("") + '\n' + out.broker->password.value_or("");
-  }
-  if (out.tls) {
-    key += '\n' + out.tls->ca_certificate.value_or("") + '\n' +
-           out.tls->client_certificate.value_or("") + '\n' + out.tls->client_key.value_or("");
-  }
-  return key;
-}
 
 struct BioFree {
   void operator()(BIO* b) const { BIO_free(b); }
@@ -151,15 +135,6 @@ std::string DecodeVhost(std::string_view path) {
   return out;
 }
 
-// The event type: the body's top-level "type" member.
-std::optional<std::string> EventType(const std::string& body) {
-  const auto json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return std::nullopt;
-  const auto type = json.find("type");
-  if (type == json.end() || !type->is_string()) return std::nullopt;
-  return type->get<std::string>();
-}
-
 // What a close method says, as RabbitMQ words it ("NOT_FOUND - no exchange ...") with
 // its code.
 std::string CloseText(amqp_bytes_t text, int code) {
@@ -219,124 +194,145 @@ std::optional<std::string> HeaderValue(const Headers& headers, std::string_view 
   return std::nullopt;
 }
 
-SendResult Failed(std::string error) {
-  SendResult r;
-  r.error = std::move(error);
-  return r;
-}
+// A message published on the channel and not yet confirmed.
+struct Pending {
+  Ticket ticket = 0;
+  // What a basic.return names the message by: its message-id (the webhook-id), exchange
+  // and routing key.
+  std::string message_id;
+  std::string exchange;
+  std::string routing_key;
+  std::optional<std::string> returned;  // the basic.return's words, once one came for it
+};
 
-}  // namespace
+// A basic.return whose content header, which holds the message-id, is still to come.
+struct Return {
+  std::string words;
+  std::string exchange;
+  std::string routing_key;
+};
 
-struct AmqpTransport::Connection {
-  struct Job {
-    Outgoing request;
-    Done done;
-    bool cancelled = false;
-  };
+class AmqpSession final : public BrokerSession {
+ public:
+  AmqpSession(const BrokerOptions& options, Resolver& resolver)
+      : options_(options), resolver_(resolver) {}
 
-  Connection(const Options& options, Resolver& resolver)
-      : options(options), resolver(resolver), thread([this] { Loop(); }) {}
-
-  ~Connection() {
-    {
-      std::lock_guard lock(mu);
-      stop = true;
-      for (Job& job : jobs) job.cancelled = true;
-    }
-    cv.notify_all();
-    thread.join();
+  ~AmqpSession() override {
     // A connection is closed politely (its channel with it), so the broker logs no lost
     // client; a broker that does not answer holds up the shutdown a second at most.
-    if (conn != nullptr) {
+    if (conn_ != nullptr) {
       timeval tv{1, 0};
-      amqp_set_rpc_timeout(conn, &tv);
-      amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
+      amqp_set_rpc_timeout(conn_, &tv);
+      amqp_connection_close(conn_, AMQP_REPLY_SUCCESS);
     }
     Close();
   }
 
-  void Push(Outgoing request, Done done) {
-    {
-      std::lock_guard lock(mu);
-      jobs.push_back(Job{std::move(request), std::move(done)});
+  AmqpSession(const AmqpSession&) = delete;
+  AmqpSession& operator=(const AmqpSession&) = delete;
+
+  bool Joins(const Outgoing&) override { return true; }
+
+  void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
+    auto url = ParseBrokerUrl(out.url);
+    if (!url || url->transport != Transport::kAmqp) {
+      answers.push_back({ticket, BrokerFailure("amqp: " + (url ? std::string("not an amqp URL")
+                                                               : url.error().message))});
+      return;
     }
-    cv.notify_one();
+    const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
+    const std::string exchange = broker.exchange.value_or("");
+    std::optional<std::string> routing_key = broker.routing_key;
+    if (!routing_key) routing_key = EventTypeOf(out.body);
+    if (!routing_key) {
+      answers.push_back(
+          {ticket, BrokerFailure("amqp: no broker.routing_key and the body has no type")});
+      return;
+    }
+    if (auto failed = Connect(*url, out, answers)) {
+      answers.push_back({ticket, std::move(*failed)});
+      return;
+    }
+    const std::string id = HeaderValue(out.headers, "webhook-id").value_or("");
+    if (const int status = Publish(out, id, exchange, *routing_key); status != AMQP_STATUS_OK) {
+      answers.push_back(
+          {ticket, Lost("amqp: " + std::string(amqp_error_string2(status)), false, answers)});
+      return;
+    }
+    pending_.emplace(next_tag_++, Pending{ticket, id, exchange, *routing_key, std::nullopt});
   }
 
-  void CancelUnstarted() {
-    std::lock_guard lock(mu);
-    for (Job& job : jobs) job.cancelled = true;
-    cv.notify_all();
-  }
-
-  void Loop() {
+  void Await(std::chrono::steady_clock::time_point until, Answers& answers) override {
+    if (conn_ == nullptr || pending_.empty()) {
+      std::this_thread::sleep_until(until);  // nothing of ours in flight: cannot happen
+      return;
+    }
+    // The first frame is waited for; those already sent after it are read without waiting.
+    timeval tv =
+        ToTimeval(std::chrono::duration_cast<Duration>(until - std::chrono::steady_clock::now()));
     for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return !jobs.empty() || stop; });
-        if (jobs.empty()) return;
-        job = std::move(jobs.front());
-        jobs.pop_front();
+      amqp_frame_t frame{};
+      const int status = amqp_simple_wait_frame_noblock(conn_, &frame, &tv);
+      if (status == AMQP_STATUS_TIMEOUT) return;
+      if (status != AMQP_STATUS_OK) {
+        Lost("amqp: " + std::string(amqp_error_string2(status)), false, answers);
+        return;
       }
-      SendResult result;
-      if (job.cancelled) {
-        result.not_started = true;
-        result.error = "not started";
-      } else {
-        result = Send(job.request);
-      }
-      job.done(std::move(result));
+      Handle(frame, answers);
+      if (conn_ == nullptr || pending_.empty()) return;
+      tv = timeval{0, 0};
     }
   }
 
-  void Close() {
-    if (conn != nullptr) amqp_destroy_connection(conn);
-    conn = nullptr;
-    channel_open = false;
+  // A broker that confirms nothing within the attempt timeout is taken for lost.
+  void Expire(std::span<const Ticket>, Answers& answers) override {
+    Lost("amqp: no confirm from the broker within the attempt timeout", true, answers);
   }
 
-  // A failure of the connection: closed, and not made again before the backoff ends.
-  SendResult Lost(std::string error, bool timed_out = false) {
+ private:
+  void Close() {
+    if (conn_ != nullptr) amqp_destroy_connection(conn_);
+    conn_ = nullptr;
+    channel_open_ = false;
+    return_.reset();
+  }
+
+  // A failure of the connection: closed, every message in flight answered with `error`,
+  // and not made again before the backoff ends. `error` as an answer.
+  SendResult Lost(std::string error, bool timed_out, Answers& answers) {
     Close();
-    failure = error;
-    retry_at = std::chrono::steady_clock::now() + backoff;
-    backoff = std::min<Duration>(backoff * 2, kLastBackoff);
-    SendResult r = Failed(std::move(error));
-    r.timed_out = timed_out;
+    SendResult r = backoff_.Lost(std::move(error), timed_out, std::chrono::steady_clock::now());
+    AnswerAll(r, answers);
     return r;
   }
 
-  // nullopt when connected with a channel in confirm mode; else the result to answer with.
-  std::optional<SendResult> Connect(const BrokerUrl& url, const Outgoing& out) {
-    if (conn != nullptr) return channel_open ? std::nullopt : OpenChannel();
+  void AnswerAll(const SendResult& result, Answers& answers) {
+    for (auto& [tag, pending] : pending_) answers.push_back({pending.ticket, result});
+    pending_.clear();
+  }
+
+  // nullopt when connected with a channel in confirm mode; else the answer.
+  std::optional<SendResult> Connect(const BrokerUrl& url, const Outgoing& out, Answers& answers) {
+    if (conn_ != nullptr) return channel_open_ ? std::nullopt : OpenChannel(answers);
+    const auto now = std::chrono::steady_clock::now();
+    if (auto waiting = backoff_.Waiting(now)) return waiting;
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
-    if (failure && std::chrono::steady_clock::now() < retry_at) {
-      return Failed("amqp: not connected, trying again shortly after: " + *failure);
-    }
     const HostPort& host = url.hosts.front();
-    auto addresses = VetHost(host.host, resolver, options.allow_private);
+    auto addresses = VetHost(host.host, resolver_, options_.allow_private);
     if (!addresses) {
-      if (addresses.error().kind == ErrorKind::kForbidden) {
-        Log(LogLevel::kWarn, "a broker's address is not allowed",
-            {{"detail", addresses.error().message}});
-        SendResult r;
-        r.refused = true;
-        r.error = std::string(kAddressNotAllowed);
-        return r;
-      }
-      return Lost("amqp: " + addresses.error().message);
+      if (addresses.error().kind == ErrorKind::kForbidden) return BrokerRefused(addresses.error());
+      return Lost("amqp: " + addresses.error().message, false, answers);
     }
-    timeval tv = ToTimeval(options.attempt_timeout);
+    timeval tv = ToTimeval(options_.attempt_timeout);
     int status = AMQP_STATUS_HOSTNAME_RESOLUTION_FAILED;
     for (const IpAddress& address : *addresses) {
-      conn = amqp_new_connection();
+      conn_ = amqp_new_connection();
       std::string tls_error;
       amqp_socket_t* socket =
-          url.tls ? NewTlsSocket(conn, host.host, out.tls, tls_error) : amqp_tcp_socket_new(conn);
+          url.tls ? NewTlsSocket(conn_, host.host, out.tls, tls_error) : amqp_tcp_socket_new(conn_);
       if (!tls_error.empty()) {
         Close();
-        return Failed("amqp: " + tls_error);
+        return BrokerFailure("amqp: " + tls_error);
       }
       status = socket == nullptr
                    ? AMQP_STATUS_NO_MEMORY
@@ -344,13 +340,13 @@ struct AmqpTransport::Connection {
       if (status == AMQP_STATUS_OK) break;
       Close();
     }
-    if (conn == nullptr) {
-      return Lost("amqp: " + std::string(amqp_error_string2(status)),
-                  status == AMQP_STATUS_TIMEOUT);
+    if (conn_ == nullptr) {
+      return Lost("amqp: " + std::string(amqp_error_string2(status)), status == AMQP_STATUS_TIMEOUT,
+                  answers);
     }
     // Without these the login and the channel's RPCs would wait for a hung broker forever.
-    amqp_set_handshake_timeout(conn, &tv);
-    amqp_set_rpc_timeout(conn, &tv);
+    amqp_set_handshake_timeout(conn_, &tv);
+    amqp_set_rpc_timeout(conn_, &tv);
     // No credentials: RabbitMQ's default user, guest/guest (which a stock RabbitMQ lets in
     // from loopback only).
     const bool anonymous = !broker.username && !broker.password;
@@ -358,180 +354,166 @@ struct AmqpTransport::Connection {
     const std::string password = anonymous ? "guest" : broker.password.value_or("");
     const std::string vhost = DecodeVhost(url.path);
     const amqp_rpc_reply_t login =
-        amqp_login(conn, vhost.c_str(), 0, kFrameMax, /*heartbeat=*/0, AMQP_SASL_METHOD_PLAIN,
+        amqp_login(conn_, vhost.c_str(), 0, kFrameMax, /*heartbeat=*/0, AMQP_SASL_METHOD_PLAIN,
                    username.c_str(), password.c_str());
     if (login.reply_type != AMQP_RESPONSE_NORMAL) {
-      return Lost("amqp: login: " + RpcError(login), TimedOut(login));
+      return Lost("amqp: login: " + RpcError(login), TimedOut(login), answers);
     }
-    if (auto failed = OpenChannel()) return failed;
-    failure.reset();
-    backoff = kFirstBackoff;
+    if (auto failed = OpenChannel(answers)) return failed;
+    backoff_.Connected();
     return std::nullopt;
   }
 
   // The channel's confirm mode is what makes a basic.ack mean the broker took the message.
-  std::optional<SendResult> OpenChannel() {
-    amqp_channel_open(conn, kChannel);
-    amqp_rpc_reply_t reply = amqp_get_rpc_reply(conn);
+  std::optional<SendResult> OpenChannel(Answers& answers) {
+    amqp_channel_open(conn_, kChannel);
+    amqp_rpc_reply_t reply = amqp_get_rpc_reply(conn_);
     if (reply.reply_type == AMQP_RESPONSE_NORMAL) {
-      amqp_confirm_select(conn, kChannel);
-      reply = amqp_get_rpc_reply(conn);
+      amqp_confirm_select(conn_, kChannel);
+      reply = amqp_get_rpc_reply(conn_);
     }
     if (reply.reply_type != AMQP_RESPONSE_NORMAL) {
-      return Lost("amqp: opening a channel: " + RpcError(reply), TimedOut(reply));
+      return Lost("amqp: opening a channel: " + RpcError(reply), TimedOut(reply), answers);
     }
-    channel_open = true;
-    next_tag = 1;
+    channel_open_ = true;
+    next_tag_ = 1;
     return std::nullopt;
   }
 
-  SendResult Send(const Outgoing& out) {
-    auto url = ParseBrokerUrl(out.url);
-    if (!url || url->transport != Transport::kAmqp) {
-      return Failed("amqp: " + (url ? std::string("not an amqp URL") : url.error().message));
-    }
-    const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
-    const std::string exchange = broker.exchange.value_or("");
-    std::optional<std::string> routing_key = broker.routing_key;
-    if (!routing_key) routing_key = EventType(out.body);
-    if (!routing_key) return Failed("amqp: no broker.routing_key and the body has no type");
-    if (auto failed = Connect(*url, out)) return *failed;
-    if (const int status = Publish(out, exchange, *routing_key); status != AMQP_STATUS_OK) {
-      return Lost("amqp: " + std::string(amqp_error_string2(status)));
-    }
-    return AwaitConfirm(next_tag++, exchange, *routing_key);
-  }
-
-  int Publish(const Outgoing& out, const std::string& exchange, const std::string& routing_key) {
+  int Publish(const Outgoing& out, const std::string& id, const std::string& exchange,
+              const std::string& routing_key) {
     std::vector<std::string> names;
     std::vector<amqp_table_entry_t> entries = HeaderTable(out.headers, names);
     const std::string content_type = "application/json";
-    const std::optional<std::string> id = HeaderValue(out.headers, "webhook-id");
     amqp_basic_properties_t props{};
     props._flags =
         AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG | AMQP_BASIC_HEADERS_FLAG;
     props.content_type = Bytes(content_type);
     props.delivery_mode = kPersistent;
     props.headers = amqp_table_t{static_cast<int>(entries.size()), entries.data()};
-    if (id) {
+    if (!id.empty()) {
       props._flags |= AMQP_BASIC_MESSAGE_ID_FLAG;
-      props.message_id = Bytes(*id);
+      props.message_id = Bytes(id);
     }
-    return amqp_basic_publish(conn, kChannel, Bytes(exchange), Bytes(routing_key),
+    return amqp_basic_publish(conn_, kChannel, Bytes(exchange), Bytes(routing_key),
                               /*mandatory=*/1, /*immediate=*/0, &props, Bytes(out.body));
   }
 
-  // Waits for the broker's word on the message tagged `tag`. With mandatory set, a message
-  // no queue took comes back as a basic.return before its basic.ack; the return decides.
-  SendResult AwaitConfirm(uint64_t tag, const std::string& exchange,
-                          const std::string& routing_key) {
-    const auto deadline = std::chrono::steady_clock::now() + options.attempt_timeout;
-    std::optional<std::string> returned;
-    for (;;) {
-      timeval tv = ToTimeval(
-          std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now()));
-      amqp_frame_t frame{};
-      const int status = amqp_simple_wait_frame_noblock(conn, &frame, &tv);
-      if (status == AMQP_STATUS_TIMEOUT) {
-        return Lost("amqp: no confirm from the broker within the attempt timeout", true);
+  void Handle(const amqp_frame_t& frame, Answers& answers) {
+    if (frame.frame_type == AMQP_FRAME_HEADER) {
+      if (return_) MarkReturned(frame, answers);
+      return;
+    }
+    // A returned message's body frames are of no use here.
+    if (frame.frame_type != AMQP_FRAME_METHOD) return;
+    const void* decoded = frame.payload.method.decoded;
+    switch (frame.payload.method.id) {
+      case AMQP_BASIC_ACK_METHOD: {
+        const auto* m = static_cast<const amqp_basic_ack_t*>(decoded);
+        Settle(m->delivery_tag, m->multiple != 0, std::nullopt, answers);
+        return;
       }
-      if (status != AMQP_STATUS_OK) return Lost("amqp: " + std::string(amqp_error_string2(status)));
-      // The returned message's header and body frames are of no use here.
-      if (frame.frame_type != AMQP_FRAME_METHOD) continue;
-      const void* decoded = frame.payload.method.decoded;
-      switch (frame.payload.method.id) {
-        case AMQP_BASIC_ACK_METHOD: {
-          if (static_cast<const amqp_basic_ack_t*>(decoded)->delivery_tag < tag) continue;
-          if (returned) return Failed(*returned);
-          SendResult r;
-          r.acknowledged = true;
-          return r;
-        }
-        case AMQP_BASIC_NACK_METHOD:
-          if (static_cast<const amqp_basic_nack_t*>(decoded)->delivery_tag < tag) continue;
-          return Failed("amqp: the broker nacked the message");
-        case AMQP_BASIC_RETURN_METHOD: {
-          const auto* m = static_cast<const amqp_basic_return_t*>(decoded);
-          std::string text = "amqp: unroutable: ";
-          text.append(CloseText(m->reply_text, m->reply_code))
-              .append(" for exchange '")
-              .append(exchange)
-              .append("' routing key '")
-              .append(routing_key)
-              .append("'");
-          returned = std::move(text);
-          continue;
-        }
-        case AMQP_CHANNEL_CLOSE_METHOD: {
-          const auto* m = static_cast<const amqp_channel_close_t*>(decoded);
-          std::string error =
-              "amqp: the broker closed the channel: " + CloseText(m->reply_text, m->reply_code);
-          // The connection stays; the channel is opened again on the next message.
-          amqp_channel_close_ok_t ok{};
-          amqp_send_method(conn, kChannel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok);
-          channel_open = false;
-          return Failed(std::move(error));
-        }
-        case AMQP_CONNECTION_CLOSE_METHOD: {
-          const auto* m = static_cast<const amqp_connection_close_t*>(decoded);
-          std::string error =
-              "amqp: the broker closed the connection: " + CloseText(m->reply_text, m->reply_code);
-          amqp_connection_close_ok_t ok{};
-          amqp_send_method(conn, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok);
-          return Lost(std::move(error));
-        }
-        default:
-          continue;
+      case AMQP_BASIC_NACK_METHOD: {
+        const auto* m = static_cast<const amqp_basic_nack_t*>(decoded);
+        Settle(m->delivery_tag, m->multiple != 0, "amqp: the broker nacked the message", answers);
+        return;
       }
+      case AMQP_BASIC_RETURN_METHOD: {
+        const auto* m = static_cast<const amqp_basic_return_t*>(decoded);
+        std::string words = "amqp: unroutable: ";
+        words.append(CloseText(m->reply_text, m->reply_code))
+            .append(" for exchange '")
+            .append(Text(m->exchange))
+            .append("' routing key '")
+            .append(Text(m->routing_key))
+            .append("'");
+        return_ = Return{std::move(words), Text(m->exchange), Text(m->routing_key)};
+        return;
+      }
+      case AMQP_CHANNEL_CLOSE_METHOD: {
+        const auto* m = static_cast<const amqp_channel_close_t*>(decoded);
+        // The connection stays; the channel is opened again on the next message, and what
+        // was in flight on this one is answered with the broker's words.
+        const SendResult closed = BrokerFailure("amqp: the broker closed the channel: " +
+                                                CloseText(m->reply_text, m->reply_code));
+        amqp_channel_close_ok_t ok{};
+        amqp_send_method(conn_, kChannel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok);
+        channel_open_ = false;
+        return_.reset();
+        AnswerAll(closed, answers);
+        return;
+      }
+      case AMQP_CONNECTION_CLOSE_METHOD: {
+        const auto* m = static_cast<const amqp_connection_close_t*>(decoded);
+        std::string error =
+            "amqp: the broker closed the connection: " + CloseText(m->reply_text, m->reply_code);
+        amqp_connection_close_ok_t ok{};
+        amqp_send_method(conn_, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok);
+        Lost(std::move(error), false, answers);
+        return;
+      }
+      default:
+        return;
     }
   }
 
-  const Options& options;
-  Resolver& resolver;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Job> jobs;  // guarded by mu
-  bool stop = false;     // guarded by mu
-  // The connection thread's own.
-  amqp_connection_state_t conn = nullptr;
-  bool channel_open = false;
-  uint64_t next_tag = 1;  // the channel's next delivery tag, counted as the broker does
-  std::optional<std::string> failure;
-  std::chrono::steady_clock::time_point retry_at;
-  Duration backoff = kFirstBackoff;
-  std::thread thread;  // last: it starts with everything above made
+  // With mandatory set, a message no queue took comes back as a basic.return before its
+  // basic.ack. The return names no delivery tag, so the message is the oldest one in
+  // flight with the returned message-id, exchange and routing key (RabbitMQ returns in
+  // publish order); the return decides its answer when the ack comes.
+  void MarkReturned(const amqp_frame_t& frame, Answers&) {
+    const auto* props =
+        static_cast<const amqp_basic_properties_t*>(frame.payload.properties.decoded);
+    const std::string id = props != nullptr && (props->_flags & AMQP_BASIC_MESSAGE_ID_FLAG) != 0
+                               ? Text(props->message_id)
+                               : std::string();
+    for (auto& [tag, pending] : pending_) {
+      if (!pending.returned && pending.message_id == id && pending.exchange == return_->exchange &&
+          pending.routing_key == return_->routing_key) {
+        pending.returned = std::move(return_->words);
+        break;
+      }
+    }
+    return_.reset();
+  }
+
+  // A basic.ack or basic.nack: for `tag` alone, or with `multiple` for every tag up to it
+  // (0 with `multiple`: every one).
+  void Settle(uint64_t tag, bool multiple, const std::optional<std::string>& nacked,
+              Answers& answers) {
+    auto first = multiple ? pending_.begin() : pending_.find(tag);
+    auto last = multiple ? (tag == 0 ? pending_.end() : pending_.upper_bound(tag))
+                         : (first == pending_.end() ? first : std::next(first));
+    for (auto it = first; it != last; ++it) {
+      const Pending& pending = it->second;
+      SendResult r;
+      if (nacked) {
+        r = BrokerFailure(*nacked);
+      } else if (pending.returned) {
+        r = BrokerFailure(*pending.returned);
+      } else {
+        r.acknowledged = true;
+      }
+      answers.push_back({pending.ticket, std::move(r)});
+    }
+    pending_.erase(first, last);
+  }
+
+  const BrokerOptions& options_;
+  Resolver& resolver_;
+  ReconnectBackoff backoff_{"amqp"};
+  amqp_connection_state_t conn_ = nullptr;
+  bool channel_open_ = false;
+  uint64_t next_tag_ = 1;  // the channel's next delivery tag, counted as the broker does
+  std::map<uint64_t, Pending> pending_;  // by delivery tag
+  std::optional<Return> return_;
 };
 
-AmqpTransport::AmqpTransport(Options options) : options_(options) {
-  if (options_.resolver == nullptr) {
-    own_resolver_ = std::make_unique<SystemResolver>(options_.attempt_timeout);
-    resolver_ = own_resolver_.get();
-  } else {
-    resolver_ = options_.resolver;
-  }
-}
+}  // namespace
 
-AmqpTransport::~AmqpTransport() {
-  std::map<std::string, std::unique_ptr<Connection>> connections;
-  {
-    std::lock_guard lock(mu_);
-    connections.swap(connections_);
-  }
-  // Each joins its thread, ending what it had not started; outside the lock, as a send's
-  // `done` may call Start.
-  connections.clear();
-}
-
-void AmqpTransport::Start(Outgoing request, Done done) {
-  std::lock_guard lock(mu_);
-  auto& connection = connections_[KeyOf(request)];
-  if (!connection) connection = std::make_unique<Connection>(options_, *resolver_);
-  connection->Push(std::move(request), std::move(done));
-}
-
-void AmqpTransport::CancelUnstarted() {
-  std::lock_guard lock(mu_);
-  for (auto& [key, connection] : connections_) connection->CancelUnstarted();
-}
+AmqpTransport::AmqpTransport(Options options)
+    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+        return std::make_unique<AmqpSession>(o, r);
+      }) {}
 
 }  // namespace webhookd

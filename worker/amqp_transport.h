@@ -1,13 +1,6 @@
 #pragma once
 
-#include <map>
-#include <memory>
-#include <mutex>
-#include <string>
-
-#include "base/clock.h"
-#include "net/resolver.h"
-#include "worker/async_sender.h"
+#include "worker/broker_connections.h"
 
 namespace webhookd {
 
@@ -25,42 +18,16 @@ namespace webhookd {
 // client_key, when given, are presented.
 //
 // One connection (and one channel on it) per destination URL, credentials and TLS
-// settings, made on its first message after the host passed the private-address rule,
-// and made again after a failure no sooner than a backoff (from 100 ms, doubling to 5 s)
-// allows: messages meanwhile fail at once with the failure that began it. A channel the
-// broker closed (say, for an exchange that does not exist) is opened again on the next
-// message, at once, as its connection still stands.
-//
-// Threads: one per connection, made when its first message comes and joined by the
-// destructor. Each sends its messages one at a time in the order Start was called, so a
-// slow or lost broker holds up only the destinations that name it.
-class AmqpTransport final : public AsyncSender {
+// settings (worker/broker_connections.h), made on its first message after the host
+// passed the private-address rule, and made again after a failure no sooner than a
+// backoff allows. Up to a window of messages are published before their confirms are
+// read; each basic.ack or basic.nack (`multiple` included) settles the messages it names
+// by delivery tag. A channel the broker closed (say, for an exchange that does not exist)
+// fails what was in flight on it and is opened again on the next message, at once, as
+// its connection still stands.
+class AmqpTransport final : public BrokerConnections {
  public:
-  struct Options {
-    Duration attempt_timeout = std::chrono::seconds(15);
-    bool allow_private = false;
-    Resolver* resolver = nullptr;  // null: a SystemResolver of its own
-  };
-
   explicit AmqpTransport(Options options);
-  // Sends in progress finish; those not started end with not_started.
-  ~AmqpTransport() override;
-  AmqpTransport(const AmqpTransport&) = delete;
-  AmqpTransport& operator=(const AmqpTransport&) = delete;
-
-  // AsyncSender:
-  void Start(Outgoing request, Done done) override;
-  void CancelUnstarted() override;
-
-  // A connection and its thread; defined in the .cc.
-  struct Connection;
-
- private:
-  Options options_;
-  std::unique_ptr<Resolver> own_resolver_;
-  Resolver* resolver_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Connection>> connections_;  // guarded by mu_
 };
 
 }  // namespace webhookd

@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
-#include <deque>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/strings.h"
 #include "net/broker_url.h"
+#include "net/resolver.h"
 
 namespace webhookd {
 
@@ -28,30 +29,6 @@ namespace {
 // How long the producer's thread waits in rd_kafka_poll while messages are in flight: a
 // message Start hands over meanwhile waits at most this long to be produced.
 constexpr int kPollMs = 10;
-
-// The producer's key: its URL and credentials, so that a destination whose password
-// changed gets a producer of its own.
-std::string KeyOf(const Outgoing& out) {
-  std::string key = out.url;
-  if (out.broker) {
-    key += '\n' + out.broker->username.value_or("") + '\n' + out.broker->password.value_or("");
-  }
-  return key;
-}
-
-SendResult Failure(std::string error) {
-  SendResult r;
-  r.error = std::move(error);
-  return r;
-}
-
-SendResult Refused(const Error& error) {
-  Log(LogLevel::kWarn, "a broker's address is not allowed", {{"detail", error.message}});
-  SendResult r;
-  r.refused = true;
-  r.error = std::string(kAddressNotAllowed);
-  return r;
-}
 
 const std::string* FindHeader(const Headers& headers, std::string_view name) {
   for (const auto& [key, value] : headers) {
@@ -121,136 +98,92 @@ LogLevel LevelOf(int syslog_level) {
   return LogLevel::kDebug;
 }
 
-}  // namespace
+class KafkaSession final : public BrokerSession {
+ public:
+  KafkaSession(const BrokerOptions& options, Resolver& resolver)
+      : options(options), resolver(resolver) {}
 
-struct KafkaTransport::Producer {
-  struct Job {
-    Outgoing request;
-    Done done;
-    bool cancelled = false;
-  };
+  ~KafkaSession() override { Close(); }
 
-  // A message handed to librdkafka whose `done` is still to be called.
-  struct InFlight {
-    Done done;
-    std::chrono::steady_clock::time_point deadline;
-  };
+  KafkaSession(const KafkaSession&) = delete;
+  KafkaSession& operator=(const KafkaSession&) = delete;
 
-  Producer(const Options& options, Resolver& resolver)
-      : options(options), resolver(resolver), thread([this] { Loop(); }) {}
+  bool Joins(const Outgoing&) override { return true; }
 
-  ~Producer() {
-    {
-      std::lock_guard lock(mu);
-      stop = true;
-      for (Job& job : jobs) job.cancelled = true;
-    }
-    cv.notify_all();
-    thread.join();
+  void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
+    if (auto failed = Produce(out, ticket)) answers.push_back({ticket, std::move(*failed)});
+    Collect(answers);
   }
 
-  void Push(Outgoing request, Done done) {
-    {
-      std::lock_guard lock(mu);
-      jobs.push_back(Job{std::move(request), std::move(done)});
-    }
-    cv.notify_one();
-  }
-
-  void CancelUnstarted() {
-    std::lock_guard lock(mu);
-    for (Job& job : jobs) job.cancelled = true;
-    cv.notify_all();
-  }
-
-  void Loop() {
-    for (;;) {
-      std::deque<Job> batch;
-      {
-        std::unique_lock lock(mu);
-        // While messages are in flight the thread polls instead of sleeping: their
-        // reports come only out of rd_kafka_poll.
-        if (in_flight.empty()) cv.wait(lock, [&] { return !jobs.empty() || stop; });
-        batch.swap(jobs);
-        if (stop && batch.empty()) break;
-      }
-      for (Job& job : batch) Begin(job);
-      if (rk != nullptr) rd_kafka_poll(rk, in_flight.empty() ? 0 : kPollMs);
-      EndExpired();
-    }
-    // What is in flight keeps the rest of its attempt.
-    Duration wait = Duration::zero();
-    if (!in_flight.empty()) {
-      wait = std::chrono::duration_cast<Duration>(in_flight.rbegin()->second.deadline -
-                                                  std::chrono::steady_clock::now());
-    }
-    Close(std::max(wait, Duration::zero()));
-  }
-
-  void Begin(Job& job) {
-    if (job.cancelled) {
-      SendResult r;
-      r.not_started = true;
-      r.error = "not started";
-      job.done(std::move(r));
+  // Reports come only out of rd_kafka_poll; it is called in short slices so that a
+  // message Start hands over meanwhile waits at most one to be produced.
+  void Await(std::chrono::steady_clock::time_point until, Answers& answers) override {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    const int wait = static_cast<int>(std::clamp<int64_t>(left.count(), 0, kPollMs));
+    if (rk == nullptr) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait));
       return;
     }
-    if (auto failed = Produce(job.request, job.done)) job.done(std::move(*failed));
+    rd_kafka_poll(rk, wait);
+    Collect(answers);
   }
 
-  // Every message still in flight gets its report: those the cluster confirms within
-  // `wait` as they come, the rest as purged.
-  void Close(Duration wait) {
+  // librdkafka looks for expired messages about once a second, and a message queued for a
+  // broker that is down may wait for two of those looks, so its own timeout report can
+  // come well after the attempt timeout. The attempt ends at its deadline instead, in the
+  // same words; librdkafka drops the message soon after (message.timeout.ms is the same).
+  void Expire(std::span<const Ticket> expired, Answers& answers) override {
+    for (Ticket ticket : expired) {
+      if (in_flight.erase(ticket) == 0) continue;
+      SendResult r = BrokerFailure("kafka: " +
+                                   std::string(rd_kafka_err2str(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT)));
+      r.timed_out = true;
+      answers.push_back({ticket, std::move(r)});
+    }
+  }
+
+ private:
+  void Collect(Answers& answers) {
+    std::move(reports.begin(), reports.end(), std::back_inserter(answers));
+    reports.clear();
+  }
+
+  // Every message still in flight gets its report now, as purged.
+  void Close() {
     if (rk == nullptr) return;
-    rd_kafka_flush(rk, static_cast<int>(ToMillis(wait)));
     rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
     for (int i = 0; i < 100 && !in_flight.empty(); ++i) rd_kafka_poll(rk, kPollMs);
     rd_kafka_destroy(rk);
     rk = nullptr;
-    // Purged messages are reported by then; this only keeps `done` called once if not.
-    auto left = std::move(in_flight);
+    // Purged messages are reported by then; this only keeps each answered once if not.
+    for (Ticket ticket : in_flight) {
+      reports.push_back(
+          {ticket,
+           BrokerFailure("kafka: the producer ended before the message's delivery report")});
+    }
     in_flight.clear();
-    for (auto& [id, flight] : left) {
-      flight.done(Failure("kafka: the producer ended before the message's delivery report"));
-    }
-  }
-
-  // librdkafka looks for expired messages about once a second, and a message queued for a
-  // broker that is down may wait for two of those looks, so its own timeout report can come
-  // well after the attempt timeout. The attempt ends at its deadline instead, in the same
-  // words; librdkafka drops the message soon after (message.timeout.ms is the same).
-  void EndExpired() {
-    const auto now = std::chrono::steady_clock::now();
-    // Every message has the same timeout, so the oldest one expires first.
-    while (!in_flight.empty() && in_flight.begin()->second.deadline <= now) {
-      Done done = std::move(in_flight.begin()->second.done);
-      in_flight.erase(in_flight.begin());
-      SendResult r;
-      r.error = "kafka: " + std::string(rd_kafka_err2str(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT));
-      r.timed_out = true;
-      done(std::move(r));
-    }
   }
 
   static int64_t ToMillis(Duration d) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   }
 
-  // nullopt when handed to librdkafka (its report calls `done`); else the result to
-  // answer with at once.
-  std::optional<SendResult> Produce(const Outgoing& out, Done& done) {
+  // nullopt when handed to librdkafka (its report answers it); else the answer now.
+  std::optional<SendResult> Produce(const Outgoing& out, Ticket ticket) {
     auto url = ParseBrokerUrl(out.url);
     if (!url || url->transport != Transport::kKafka) {
-      return Failure("kafka: " + (url ? std::string("not a kafka URL") : url.error().message));
+      return BrokerFailure("kafka: " +
+                           (url ? std::string("not a kafka URL") : url.error().message));
     }
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
     if (!broker.topic || broker.topic->empty()) {
-      return Failure("kafka: the destination has no broker.topic");
+      return BrokerFailure("kafka: the destination has no broker.topic");
     }
     if (rk != nullptr && rd_kafka_fatal_error(rk, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
       // An idempotent producer that lost track of its sequence numbers produces no more;
       // its messages end as purged and a new producer takes the next ones.
-      Close(Duration::zero());
+      Close();
     }
     if (rk == nullptr) {
       if (auto failed = Make(*url, broker)) return failed;
@@ -283,17 +216,15 @@ struct KafkaTransport::Producer {
       h.u.header.val = out.headers[i].second.data();
       h.u.header.size = static_cast<ssize_t>(out.headers[i].second.size());
     }
-    const uint64_t id = ++last_id;
     // NOLINTNEXTLINE(performance-no-int-to-ptr): a tag, never dereferenced
-    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(id));
+    add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(ticket));
 
     if (rd_kafka_error_t* error = rd_kafka_produceva(rk, vus.data(), vus.size())) {
       std::string text = "kafka: " + std::string(rd_kafka_error_string(error));
       rd_kafka_error_destroy(error);
-      return Failure(std::move(text));
+      return BrokerFailure(std::move(text));
     }
-    in_flight.emplace(
-        id, InFlight{std::move(done), std::chrono::steady_clock::now() + options.attempt_timeout});
+    in_flight.insert(ticket);
     return std::nullopt;
   }
 
@@ -304,9 +235,9 @@ struct KafkaTransport::Producer {
     for (const HostPort& host : url.hosts) {
       auto addresses = VetHost(host.host, resolver, options.allow_private);
       if (!addresses && addresses.error().kind == ErrorKind::kForbidden) {
-        return Refused(addresses.error());
+        return BrokerRefused(addresses.error());
       }
-      if (!addresses) return Failure("kafka: " + addresses.error().message);
+      if (!addresses) return BrokerFailure("kafka: " + addresses.error().message);
     }
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     std::string error;
@@ -327,19 +258,19 @@ struct KafkaTransport::Producer {
     }
     if (!ok) {
       rd_kafka_conf_destroy(conf);
-      return Failure("kafka: " + error);
+      return BrokerFailure("kafka: " + error);
     }
     rd_kafka_conf_set_opaque(conf, this);
-    rd_kafka_conf_set_dr_msg_cb(conf, &Producer::OnDelivery);
-    rd_kafka_conf_set_resolve_cb(conf, &Producer::OnResolve);
-    rd_kafka_conf_set_log_cb(conf, &Producer::OnLog);
-    rd_kafka_conf_set_error_cb(conf, &Producer::OnError);
+    rd_kafka_conf_set_dr_msg_cb(conf, &KafkaSession::OnDelivery);
+    rd_kafka_conf_set_resolve_cb(conf, &KafkaSession::OnResolve);
+    rd_kafka_conf_set_log_cb(conf, &KafkaSession::OnLog);
+    rd_kafka_conf_set_error_cb(conf, &KafkaSession::OnError);
     char errstr[512] = {0};
     // On success rd_kafka_new owns conf; on failure it is still ours.
     rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
     if (rk == nullptr) {
       rd_kafka_conf_destroy(conf);
-      return Failure("kafka: " + std::string(errstr));
+      return BrokerFailure("kafka: " + std::string(errstr));
     }
     return std::nullopt;
   }
@@ -358,9 +289,9 @@ struct KafkaTransport::Producer {
 
   // On this producer's thread, inside rd_kafka_poll or rd_kafka_flush.
   static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
-    auto* producer = static_cast<Producer*>(opaque);
-    auto flight = producer->in_flight.find(reinterpret_cast<uintptr_t>(message->_private));
-    if (flight == producer->in_flight.end()) {
+    auto* session = static_cast<KafkaSession*>(opaque);
+    const Ticket ticket = reinterpret_cast<uintptr_t>(message->_private);
+    if (session->in_flight.erase(ticket) == 0) {
       // Already ended at its deadline. A confirm after all means that the attempt's retry
       // will be a second copy.
       if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -368,8 +299,6 @@ struct KafkaTransport::Producer {
       }
       return;
     }
-    Done done = std::move(flight->second.done);
-    producer->in_flight.erase(flight);
     SendResult r;
     if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       r.acknowledged = true;
@@ -379,7 +308,7 @@ struct KafkaTransport::Producer {
       r.error = "kafka: " + std::string(rd_kafka_err2str(message->err));
       r.timed_out = message->err == RD_KAFKA_RESP_ERR__MSG_TIMED_OUT;
     }
-    done(std::move(r));
+    session->reports.push_back({ticket, std::move(r)});
   }
 
   // On librdkafka's broker threads, for every host it is about to connect to: the
@@ -395,8 +324,8 @@ struct KafkaTransport::Producer {
     }
     *res = nullptr;
     if (node == nullptr || hints == nullptr) return EAI_NONAME;
-    const auto* producer = static_cast<const Producer*>(opaque);
-    auto addresses = VetHost(node, producer->resolver, producer->options.allow_private);
+    const auto* session = static_cast<const KafkaSession*>(opaque);
+    auto addresses = VetHost(node, session->resolver, session->options.allow_private);
     if (!addresses) {
       if (addresses.error().kind == ErrorKind::kForbidden) {
         Log(LogLevel::kWarn, "a Kafka broker's address is not allowed",
@@ -433,49 +362,18 @@ struct KafkaTransport::Producer {
     Log(ours, "kafka", {{"producer", rd_kafka_name(rk)}, {"facility", facility}, {"detail", text}});
   }
 
-  const Options& options;
+  const BrokerOptions& options;
   Resolver& resolver;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Job> jobs;  // guarded by mu
-  bool stop = false;     // guarded by mu
-  // The producer thread's own (OnDelivery runs on it).
   rd_kafka_t* rk = nullptr;
-  std::map<uint64_t, InFlight> in_flight;  // by the id its message carries as its opaque
-  uint64_t last_id = 0;
-  std::thread thread;  // last: it starts with everything above made
+  std::set<Ticket> in_flight;  // handed to librdkafka, not yet reported or expired
+  Answers reports;             // what OnDelivery reported, for the next Collect
 };
 
-KafkaTransport::KafkaTransport(Options options) : options_(options) {
-  if (options_.resolver == nullptr) {
-    own_resolver_ = std::make_unique<SystemResolver>(options_.attempt_timeout);
-    resolver_ = own_resolver_.get();
-  } else {
-    resolver_ = options_.resolver;
-  }
-}
+}  // namespace
 
-KafkaTransport::~KafkaTransport() {
-  std::map<std::string, std::unique_ptr<Producer>> producers;
-  {
-    std::lock_guard lock(mu_);
-    producers.swap(producers_);
-  }
-  // Each joins its thread, which ends what it had not started and waits out its messages'
-  // reports; outside the lock, as a send's `done` may call Start.
-  producers.clear();
-}
-
-void KafkaTransport::Start(Outgoing request, Done done) {
-  std::lock_guard lock(mu_);
-  auto& producer = producers_[KeyOf(request)];
-  if (!producer) producer = std::make_unique<Producer>(options_, *resolver_);
-  producer->Push(std::move(request), std::move(done));
-}
-
-void KafkaTransport::CancelUnstarted() {
-  std::lock_guard lock(mu_);
-  for (auto& [key, producer] : producers_) producer->CancelUnstarted();
-}
+KafkaTransport::KafkaTransport(Options options)
+    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+        return std::make_unique<KafkaSession>(o, r);
+      }) {}
 
 }  // namespace webhookd

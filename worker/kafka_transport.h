@@ -1,13 +1,6 @@
 #pragma once
 
-#include <map>
-#include <memory>
-#include <mutex>
-#include <string>
-
-#include "base/clock.h"
-#include "net/resolver.h"
-#include "worker/async_sender.h"
+#include "worker/broker_connections.h"
 
 namespace webhookd {
 
@@ -20,48 +13,22 @@ namespace webhookd {
 // confirmed within the attempt timeout is timed out then, and librdkafka gives up on it
 // too (message.timeout.ms): a cluster that is down holds an attempt no longer than that.
 //
-// One producer per destination URL and credentials, made on its first message once every
-// bootstrap host passed the private-address rule. Every address librdkafka resolves after
-// that (bootstrap hosts again, and the brokers the cluster's metadata names) is vetted by
-// the same rule in its resolve callback, so neither a broker advertised on a private
+// One producer per destination URL and credentials (worker/broker_connections.h), made on its first
+// message once every bootstrap host passed the private-address rule. Every address librdkafka
+// resolves after that (bootstrap hosts again, and the brokers the cluster's metadata names) is
+// vetted by the same rule in its resolve callback, so neither a broker advertised on a private
 // address nor a bootstrap name that later resolves to one is ever connected to; messages
 // that only such a broker could take time out instead.
 //
-// Threads: one per producer, made when its first message comes and joined by the
-// destructor. It hands each message to librdkafka in the order Start was called and
-// polls the producer, so every `done` is called from it: out of a delivery report, at a
-// message's deadline, or at once for a message that could not be handed over.
-// librdkafka adds threads of its own per producer (a main one and one per broker it
-// knows of, plus the resolve callback's lookups on them), so a slow or lost cluster holds
-// up only the destinations that name it.
-class KafkaTransport final : public AsyncSender {
+// Threads: librdkafka's own per producer (a main one and one per broker it knows of, plus
+// the resolve callback's lookups on them), beside the producer's thread of
+// worker/broker_connections.h, which hands each message to librdkafka in the order Start
+// was called and polls it, so every answer comes from that thread: out of a delivery
+// report, at a message's deadline, or at once for a message that could not be handed
+// over. A slow or lost cluster holds up only the destinations that name it.
+class KafkaTransport final : public BrokerConnections {
  public:
-  struct Options {
-    Duration attempt_timeout = std::chrono::seconds(15);
-    bool allow_private = false;
-    Resolver* resolver = nullptr;  // null: a SystemResolver of its own
-  };
-
   explicit KafkaTransport(Options options);
-  // Messages handed to a producer get until the attempt timeout for their reports; those
-  // not handed to one end with not_started.
-  ~KafkaTransport() override;
-  KafkaTransport(const KafkaTransport&) = delete;
-  KafkaTransport& operator=(const KafkaTransport&) = delete;
-
-  // AsyncSender:
-  void Start(Outgoing request, Done done) override;
-  void CancelUnstarted() override;
-
-  // A producer and its thread; defined in the .cc.
-  struct Producer;
-
- private:
-  Options options_;
-  std::unique_ptr<Resolver> own_resolver_;
-  Resolver* resolver_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Producer>> producers_;  // guarded by mu_
 };
 
 }  // namespace webhookd

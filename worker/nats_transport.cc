@@ -3,9 +3,10 @@
 #include <nats/nats.h>
 
 #include <algorithm>
+#include <charconv>
 #include <condition_variable>
-#include <deque>
 #include <expected>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -14,33 +15,15 @@
 #include "base/log.h"
 #include "base/strings.h"
 #include "net/broker_url.h"
+#include "net/resolver.h"
 
 namespace webhookd {
 
 namespace {
 
-constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
-constexpr auto kLastBackoff = std::chrono::seconds(5);
-
 // libnats takes milliseconds, and reads 0 as "its default" or "do not wait".
 int64_t Millis(Duration d) {
   return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
-}
-
-// The connection's key: its URL and credentials, so that a destination whose password
-// changed gets a connection of its own.
-std::string KeyOf(const Outgoing& out) {
-  std::string key = out.url;
-  if (out.broker) {
-    key += '\n' + out.broker->username.value_or("") + '\n' + out.broker->password.value_or("");
-  }
-  return key;
-}
-
-SendResult Failed(std::string error) {
-  SendResult r;
-  r.error = std::move(error);
-  return r;
 }
 
 // libnats's words for the failure `status` that a call on this thread just returned.
@@ -185,19 +168,19 @@ SendResult FromPubAck(const natsMsg* reply, const std::string& subject) {
       std::string_view(natsMsg_GetData(reply), static_cast<size_t>(natsMsg_GetDataLength(reply))),
       nullptr, /*allow_exceptions=*/false);
   if (!ack.is_object()) {
-    return Failed("nats: the answer on subject '" + subject + "' is not a JetStream PubAck");
+    return BrokerFailure("nats: the answer on subject '" + subject + "' is not a JetStream PubAck");
   }
   if (const auto error = ack.find("error"); error != ack.end()) {
     const auto description = error->is_object() ? error->find("description") : error->end();
-    return Failed("nats: " + (description != error->end() && description->is_string()
-                                  ? description->get<std::string>()
-                                  : error->dump()));
+    return BrokerFailure("nats: " + (description != error->end() && description->is_string()
+                                         ? description->get<std::string>()
+                                         : error->dump()));
   }
   const auto stream = ack.find("stream");
   const auto seq = ack.find("seq");
   if (stream == ack.end() || !stream->is_string() || seq == ack.end() ||
       !seq->is_number_unsigned()) {
-    return Failed("nats: the answer on subject '" + subject + "' is not a JetStream PubAck");
+    return BrokerFailure("nats: the answer on subject '" + subject + "' is not a JetStream PubAck");
   }
   nlohmann::json body = {{"stream", *stream}, {"seq", *seq}};
   if (ack.value("duplicate", false)) body["duplicate"] = true;
@@ -207,87 +190,152 @@ SendResult FromPubAck(const natsMsg* reply, const std::string& subject) {
   return r;
 }
 
-}  // namespace
+// A request published and not yet answered.
+struct Pending {
+  Ticket ticket = 0;
+  std::string subject;
+};
 
-struct NatsTransport::Connection {
-  struct Job {
-    Outgoing request;
-    Done done;
-    bool cancelled = false;
-  };
+class NatsSession final : public BrokerSession {
+ public:
+  NatsSession(const BrokerOptions& options, Resolver& resolver)
+      : options_(options), resolver_(resolver) {}
 
-  Connection(const Options& options, Resolver& resolver)
-      : options(options), resolver(resolver), thread([this] { Run(); }) {}
-
-  ~Connection() {
-    {
-      std::lock_guard lock(mu);
-      stop = true;
-      for (Job& job : jobs) job.cancelled = true;
-    }
-    cv.notify_all();
-    thread.join();
-  }
-
-  void Push(Outgoing request, Done done) {
-    {
-      std::lock_guard lock(mu);
-      jobs.push_back(Job{std::move(request), std::move(done)});
-    }
-    cv.notify_one();
-  }
-
-  void CancelUnstarted() {
-    std::lock_guard lock(mu);
-    for (Job& job : jobs) job.cancelled = true;
-    cv.notify_all();
-  }
-
-  // The libnats connection is made, used and destroyed on this thread alone, so its own
-  // threads are joined before this one ends.
-  void Run() {
-    Loop();
+  // The libnats connection is made, used and destroyed on the connection's thread alone,
+  // so its own threads are joined before that one ends.
+  ~NatsSession() override {
     Close();
     nats_ReleaseThreadMemory();
   }
 
-  void Loop() {
+  NatsSession(const NatsSession&) = delete;
+  NatsSession& operator=(const NatsSession&) = delete;
+
+  // A "no responders" answer does not say which request it is for (libnats drops its
+  // subject), so requests in flight together share one subject: such an answer is then
+  // the oldest one's, and any other would get one too.
+  bool Joins(const Outgoing& next) override {
+    if (pending_.empty()) return true;
+    auto subject = SubjectOf(next, next.broker.value_or(BrokerSettings{}));
+    return !subject || *subject == subject_;  // one with no subject is answered at once
+  }
+
+  void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
+    auto url = ParseBrokerUrl(out.url);
+    if (!url || url->transport != Transport::kNats) {
+      answers.push_back({ticket, BrokerFailure("nats: " + (url ? std::string("not a nats URL")
+                                                               : url.error().message))});
+      return;
+    }
+    const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
+    auto subject = SubjectOf(out, broker);
+    if (!subject) {
+      answers.push_back({ticket, BrokerFailure(subject.error())});
+      return;
+    }
+    if (auto failed = Connect(*url, broker, answers)) {
+      answers.push_back({ticket, std::move(*failed)});
+      return;
+    }
+    const uint64_t request = ++requests_;
+    auto msg = MakeMessage(*subject, inbox_subject_ + "." + std::to_string(request), out);
+    if (!msg) {
+      answers.push_back({ticket, BrokerFailure(msg.error())});
+      return;
+    }
+    if (natsStatus s = natsConnection_PublishMsg(nc_, msg->get()); s != NATS_OK) {
+      // Too big for the server is this message's fault, not the connection's.
+      answers.push_back({ticket, s == NATS_MAX_PAYLOAD
+                                     ? BrokerFailure(Words(s))
+                                     : Lost(WithoutPassword(Words(s), broker), false, answers)});
+      return;
+    }
+    subject_ = *subject;
+    pending_.emplace(request, Pending{ticket, *subject});
+  }
+
+  void Await(std::chrono::steady_clock::time_point until, Answers& answers) override {
+    if (nc_ == nullptr || pending_.empty()) {
+      std::this_thread::sleep_until(until);  // nothing of ours in flight: cannot happen
+      return;
+    }
+    // The first answer is waited for; those already queued after it are read at once.
+    int64_t wait =
+        Millis(std::chrono::duration_cast<Duration>(until - std::chrono::steady_clock::now()));
     for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return !jobs.empty() || stop; });
-        if (jobs.empty()) return;
-        job = std::move(jobs.front());
-        jobs.pop_front();
+      natsMsg* raw = nullptr;
+      const natsStatus s = natsSubscription_NextMsg(&raw, sub_, wait);
+      Msg msg(raw);
+      switch (s) {
+        case NATS_OK:
+          OnAnswer(msg.get(), answers);
+          break;
+        case NATS_NO_RESPONDERS: {
+          // No stream listens on the subject; the connection itself is fine.
+          auto oldest = pending_.begin();
+          answers.push_back({oldest->second.ticket, BrokerFailure("nats: no stream for subject '" +
+                                                                  oldest->second.subject + "'")});
+          pending_.erase(oldest);
+          break;
+        }
+        case NATS_TIMEOUT:
+          return;
+        default:
+          Lost(WithoutPassword(Words(s), broker_), false, answers);
+          return;
       }
-      SendResult result;
-      if (job.cancelled) {
-        result.not_started = true;
-        result.error = "not started";
-      } else {
-        result = Send(job.request);
+      uint64_t queued = 0;
+      if (pending_.empty() || natsSubscription_QueuedMsgs(sub_, &queued) != NATS_OK ||
+          queued == 0) {
+        return;
       }
-      job.done(std::move(result));
+      wait = 1;
     }
   }
 
-  void Close() {
-    if (sub != nullptr) natsSubscription_Destroy(sub);
-    sub = nullptr;
-    if (nc != nullptr) natsConnection_Destroy(nc);
-    nc = nullptr;
+  // A server that acknowledges nothing within the attempt timeout is taken for lost.
+  void Expire(std::span<const Ticket>, Answers& answers) override {
+    Lost("nats: no PubAck within the attempt timeout", /*timed_out=*/true, answers);
   }
 
-  // A failure of the connection: closed, and not made again before the backoff ends.
-  SendResult Lost(std::string error, bool timed_out = false) {
+ private:
+  void Close() {
+    if (sub_ != nullptr) natsSubscription_Destroy(sub_);
+    sub_ = nullptr;
+    if (nc_ != nullptr) natsConnection_Destroy(nc_);
+    nc_ = nullptr;
+  }
+
+  void AnswerAll(const SendResult& result, Answers& answers) {
+    for (auto& [request, pending] : pending_) answers.push_back({pending.ticket, result});
+    pending_.clear();
+  }
+
+  // A failure of the connection: closed, every request in flight answered with `error`,
+  // and not made again before the backoff ends. `error` as an answer.
+  SendResult Lost(std::string error, bool timed_out, Answers& answers) {
     Close();
-    failure = error;
-    retry_at = std::chrono::steady_clock::now() + backoff;
-    backoff = std::min<Duration>(backoff * 2, kLastBackoff);
-    SendResult r = Failed(std::move(error));
-    r.timed_out = timed_out;
+    SendResult r = backoff_.Lost(std::move(error), timed_out, std::chrono::steady_clock::now());
+    AnswerAll(r, answers);
     return r;
+  }
+
+  // An answer on the inbox: the PubAck (or JetStream's error) for the request its subject
+  // names. One for a request no longer in flight is dropped (a subject may have more
+  // responders than its stream).
+  void OnAnswer(const natsMsg* msg, Answers& answers) {
+    std::string_view subject = natsMsg_GetSubject(msg);
+    if (!subject.starts_with(inbox_subject_ + ".")) return;
+    subject.remove_prefix(inbox_subject_.size() + 1);
+    uint64_t request = 0;
+    if (std::from_chars(subject.data(), subject.data() + subject.size(), request).ptr !=
+        subject.data() + subject.size()) {
+      return;
+    }
+    auto it = pending_.find(request);
+    if (it == pending_.end()) return;
+    answers.push_back({it->second.ticket, FromPubAck(msg, it->second.subject)});
+    pending_.erase(it);
   }
 
   // What libnats connects with: the vetted addresses only (never servers a cluster
@@ -307,7 +355,7 @@ struct NatsTransport::Connection {
     std::vector<const char*> server_ptrs;
     server_ptrs.reserve(servers.size());
     for (const std::string& s : servers) server_ptrs.push_back(s.c_str());
-    const int64_t timeout = Millis(options.attempt_timeout);
+    const int64_t timeout = Millis(options_.attempt_timeout);
     natsStatus s = natsOptions_SetServers(opts.get(), server_ptrs.data(),
                                           static_cast<int>(server_ptrs.size()));
     if (s == NATS_OK) s = natsOptions_SetNoRandomize(opts.get(), true);
@@ -335,62 +383,61 @@ struct NatsTransport::Connection {
     return opts;
   }
 
-  // nullopt when connected; else the result to answer with.
-  std::optional<SendResult> Connect(const BrokerUrl& url, const BrokerSettings& broker) {
-    if (nc != nullptr && !natsConnection_IsClosed(nc)) return std::nullopt;
-    // The server ended it since the last message (libnats does not reconnect): made
-    // again now, as that loss was already some message's error.
-    Close();
-    if (failure && std::chrono::steady_clock::now() < retry_at) {
-      return Failed("nats: not connected, trying again shortly after: " + *failure);
+  // nullopt when connected; else the answer.
+  std::optional<SendResult> Connect(const BrokerUrl& url, const BrokerSettings& broker,
+                                    Answers& answers) {
+    if (nc_ != nullptr && !natsConnection_IsClosed(nc_)) return std::nullopt;
+    if (nc_ != nullptr) {
+      // The server ended it since the last message (libnats does not reconnect): made
+      // again now, and what was in flight on it will get no answer.
+      AnswerAll(BrokerFailure("nats: the server closed the connection"), answers);
+      Close();
     }
+    if (auto waiting = backoff_.Waiting(std::chrono::steady_clock::now())) return waiting;
+    broker_ = broker;
     const HostPort& host = url.hosts.front();
-    auto addresses = VetHost(host.host, resolver, options.allow_private);
+    auto addresses = VetHost(host.host, resolver_, options_.allow_private);
     if (!addresses) {
-      if (addresses.error().kind == ErrorKind::kForbidden) {
-        Log(LogLevel::kWarn, "a broker's address is not allowed",
-            {{"detail", addresses.error().message}});
-        SendResult r = Failed(std::string(kAddressNotAllowed));
-        r.refused = true;
-        return r;
-      }
-      return Lost("nats: " + addresses.error().message);
+      if (addresses.error().kind == ErrorKind::kForbidden) return BrokerRefused(addresses.error());
+      return Lost("nats: " + addresses.error().message, false, answers);
     }
     // One abandoned connect at a time: a server that stalls every handshake holds one
     // thread, not one per backoff.
-    if (hanging_connect && hanging_connect->Hanging()) {
-      return Lost("nats: the last connection's handshake has not ended");
+    if (hanging_connect_ && hanging_connect_->Hanging()) {
+      return Lost("nats: the last connection's handshake has not ended", false, answers);
     }
-    hanging_connect.reset();
+    hanging_connect_.reset();
     auto opts = MakeOptions(url, *addresses, broker);
-    if (!opts) return Lost(opts.error());
+    if (!opts) return Lost(opts.error(), false, answers);
     auto attempt = ConnectAttempt::Start(std::move(*opts));
     // libnats's own timeout covers the TCP connect and the INFO; a second more for the rest.
-    if (!attempt->WaitUntil(std::chrono::steady_clock::now() + options.attempt_timeout +
+    if (!attempt->WaitUntil(std::chrono::steady_clock::now() + options_.attempt_timeout +
                             std::chrono::seconds(1))) {
-      hanging_connect = std::move(attempt);
+      hanging_connect_ = std::move(attempt);
       return Lost("nats: no connection within the attempt timeout (the handshake stalled)",
-                  /*timed_out=*/true);
+                  /*timed_out=*/true, answers);
     }
-    if (attempt->status != NATS_OK) return Lost(WithoutPassword(attempt->words, broker));
-    nc = attempt->nc;
+    if (attempt->status != NATS_OK) {
+      return Lost(WithoutPassword(attempt->words, broker), false, answers);
+    }
+    nc_ = attempt->nc;
     // One inbox for the connection's answers, a subject under it for each request.
     natsInbox* inbox = nullptr;
     natsStatus s = natsInbox_Create(&inbox);
     if (s == NATS_OK) {
-      inbox_subject = inbox;
+      inbox_subject_ = inbox;
       natsInbox_Destroy(inbox);
-      s = natsConnection_SubscribeSync(&sub, nc, (inbox_subject + ".*").c_str());
+      s = natsConnection_SubscribeSync(&sub_, nc_, (inbox_subject_ + ".*").c_str());
     }
-    if (s != NATS_OK) return Lost(WithoutPassword(Words(s), broker));
-    failure.reset();
-    backoff = kFirstBackoff;
+    if (s != NATS_OK) return Lost(WithoutPassword(Words(s), broker), false, answers);
+    backoff_.Connected();
     return std::nullopt;
   }
 
   // The message to publish: the body, every header, and Nats-Msg-Id from webhook-id.
-  std::expected<Msg, std::string> MakeMessage(const std::string& subject, const std::string& reply,
-                                              const Outgoing& out) {
+  static std::expected<Msg, std::string> MakeMessage(const std::string& subject,
+                                                     const std::string& reply,
+                                                     const Outgoing& out) {
     natsMsg* raw = nullptr;
     natsStatus s = natsMsg_Create(&raw, subject.c_str(), reply.c_str(), out.body.data(),
                                   static_cast<int>(out.body.size()));
@@ -416,107 +463,25 @@ struct NatsTransport::Connection {
     return msg;
   }
 
-  SendResult Send(const Outgoing& out) {
-    auto url = ParseBrokerUrl(out.url);
-    if (!url || url->transport != Transport::kNats) {
-      return Failed("nats: " + (url ? std::string("not a nats URL") : url.error().message));
-    }
-    const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
-    auto subject = SubjectOf(out, broker);
-    if (!subject) return Failed(subject.error());
-    if (auto failed = Connect(*url, broker)) return *failed;
-    const std::string reply = inbox_subject + "." + std::to_string(++requests);
-    auto msg = MakeMessage(*subject, reply, out);
-    if (!msg) return Failed(msg.error());
-    if (natsStatus s = natsConnection_PublishMsg(nc, msg->get()); s != NATS_OK) {
-      // Too big for the server is this message's fault, not the connection's.
-      if (s == NATS_MAX_PAYLOAD) return Failed(Words(s));
-      return Lost(WithoutPassword(Words(s), broker));
-    }
-    Msg answer;
-    switch (const natsStatus s = NextAnswer(reply, &answer)) {
-      case NATS_OK:
-        return FromPubAck(answer.get(), *subject);
-      case NATS_NO_RESPONDERS:
-        // No stream listens on the subject; the connection itself is fine.
-        return Failed("nats: no stream for subject '" + *subject + "'");
-      case NATS_TIMEOUT:
-        return Lost("nats: no PubAck within the attempt timeout", /*timed_out=*/true);
-      default:
-        return Lost(WithoutPassword(Words(s), broker));
-    }
-  }
-
-  // The first answer on `reply` within the attempt timeout. Those on other subjects are
-  // late ones to earlier requests (a subject may have more responders than its stream).
-  // A "no responders" one has no subject to tell, but is never late: the server sends it
-  // only when there is no one else to answer.
-  natsStatus NextAnswer(const std::string& reply, Msg* answer) {
-    const auto deadline = std::chrono::steady_clock::now() + options.attempt_timeout;
-    for (;;) {
-      const auto left = deadline - std::chrono::steady_clock::now();
-      if (left <= Duration::zero()) return NATS_TIMEOUT;
-      natsMsg* raw = nullptr;
-      const natsStatus s =
-          natsSubscription_NextMsg(&raw, sub, Millis(std::chrono::duration_cast<Duration>(left)));
-      Msg msg(raw);
-      if (s != NATS_OK) return s;
-      if (reply == natsMsg_GetSubject(msg.get())) {
-        *answer = std::move(msg);
-        return NATS_OK;
-      }
-    }
-  }
-
-  const Options& options;
-  Resolver& resolver;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Job> jobs;  // guarded by mu
-  bool stop = false;     // guarded by mu
-  // The connection thread's own.
-  natsConnection* nc = nullptr;
-  natsSubscription* sub = nullptr;  // on inbox_subject.*
+  const BrokerOptions& options_;
+  Resolver& resolver_;
+  ReconnectBackoff backoff_{"nats"};
+  BrokerSettings broker_;  // the credentials connected with, kept out of errors
+  natsConnection* nc_ = nullptr;
+  natsSubscription* sub_ = nullptr;  // on inbox_subject_.*
   // A connect abandoned at its deadline whose thread has not returned yet.
-  std::shared_ptr<ConnectAttempt> hanging_connect;
-  std::string inbox_subject;
-  uint64_t requests = 0;
-  std::optional<std::string> failure;
-  std::chrono::steady_clock::time_point retry_at;
-  Duration backoff = kFirstBackoff;
-  std::thread thread;  // last: it starts with everything above made
+  std::shared_ptr<ConnectAttempt> hanging_connect_;
+  std::string inbox_subject_;
+  uint64_t requests_ = 0;
+  std::string subject_;                  // that of every request in flight
+  std::map<uint64_t, Pending> pending_;  // by the number ending its reply subject
 };
 
-NatsTransport::NatsTransport(Options options) : options_(options) {
-  if (options_.resolver == nullptr) {
-    own_resolver_ = std::make_unique<SystemResolver>(options_.attempt_timeout);
-    resolver_ = own_resolver_.get();
-  } else {
-    resolver_ = options_.resolver;
-  }
-}
+}  // namespace
 
-NatsTransport::~NatsTransport() {
-  std::map<std::string, std::unique_ptr<Connection>> connections;
-  {
-    std::lock_guard lock(mu_);
-    connections.swap(connections_);
-  }
-  // Each joins its thread, ending what it had not started; outside the lock, as a send's
-  // `done` may call Start.
-  connections.clear();
-}
-
-void NatsTransport::Start(Outgoing request, Done done) {
-  std::lock_guard lock(mu_);
-  auto& connection = connections_[KeyOf(request)];
-  if (!connection) connection = std::make_unique<Connection>(options_, *resolver_);
-  connection->Push(std::move(request), std::move(done));
-}
-
-void NatsTransport::CancelUnstarted() {
-  std::lock_guard lock(mu_);
-  for (auto& [key, connection] : connections_) connection->CancelUnstarted();
-}
+NatsTransport::NatsTransport(Options options)
+    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+        return std::make_unique<NatsSession>(o, r);
+      }) {}
 
 }  // namespace webhookd

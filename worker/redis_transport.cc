@@ -1,22 +1,22 @@
 #include "worker/redis_transport.h"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <deque>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "base/log.h"
 #include "base/strings.h"
 #include "net/broker_url.h"
+#include "net/resolver.h"
 
 namespace webhookd {
 
 namespace {
-
-constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
-constexpr auto kLastBackoff = std::chrono::seconds(5);
 
 timeval ToTimeval(Duration d) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
@@ -31,176 +31,56 @@ struct Reply {
   }
 };
 
-// The connection's key: its URL and credentials, so that a destination whose password
-// changed gets a connection of its own.
-std::string KeyOf(const Outgoing& out) {
-  std::string key = out.url;
-  if (out.broker) {
-    key += '\n' + out.broker->username.value_or("") + '\n' + out.broker->password.value_or("");
-  }
-  return key;
-}
-
-}  // namespace
-
-struct RedisTransport::Connection {
-  struct Job {
-    Outgoing request;
-    Done done;
-    bool cancelled = false;
-  };
-
-  Connection(const Options& options, Resolver& resolver)
-      : options(options), resolver(resolver), thread([this] { Loop(); }) {}
-
-  ~Connection() {
-    {
-      std::lock_guard lock(mu);
-      stop = true;
-      for (Job& job : jobs) job.cancelled = true;
-    }
-    cv.notify_all();
-    thread.join();
-    Close();
-  }
-
-  void Push(Outgoing request, Done done) {
-    {
-      std::lock_guard lock(mu);
-      jobs.push_back(Job{std::move(request), std::move(done)});
-    }
-    cv.notify_one();
-  }
-
-  void CancelUnstarted() {
-    std::lock_guard lock(mu);
-    for (Job& job : jobs) job.cancelled = true;
-    cv.notify_all();
-  }
-
-  void Loop() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return !jobs.empty() || stop; });
-        if (jobs.empty()) return;
-        job = std::move(jobs.front());
-        jobs.pop_front();
-      }
-      SendResult result;
-      if (job.cancelled) {
-        result.not_started = true;
-        result.error = "not started";
-      } else {
-        result = Send(job.request);
-      }
-      job.done(std::move(result));
-    }
-  }
-
-  void Close() {
-    if (ctx != nullptr) redisFree(ctx);
-    ctx = nullptr;
-  }
-
-  // A failure of the connection: closed, and not made again before the backoff ends.
-  SendResult Lost(std::string error, bool timed_out = false) {
-    Close();
-    failure = error;
-    retry_at = std::chrono::steady_clock::now() + backoff;
-    backoff = std::min<Duration>(backoff * 2, kLastBackoff);
+// An XADD's reply as the answer: the entry id is the success.
+SendResult FromReply(const redisReply* reply) {
+  if (reply->type == REDIS_REPLY_STRING) {
     SendResult r;
-    r.error = std::move(error);
-    r.timed_out = timed_out;
+    r.acknowledged = true;
+    r.body = std::string(reply->str, reply->len);  // the entry id
     return r;
   }
-
-  // nullopt when connected; else the result to answer with.
-  std::optional<SendResult> Connect(const BrokerUrl& url, const BrokerSettings& broker) {
-    if (ctx != nullptr) return std::nullopt;
-    if (failure && std::chrono::steady_clock::now() < retry_at) {
-      SendResult r;
-      r.error = "redis: not connected, trying again shortly after: " + *failure;
-      return r;
-    }
-    const HostPort& host = url.hosts.front();
-    auto addresses = VetHost(host.host, resolver, options.allow_private);
-    if (!addresses) {
-      if (addresses.error().kind == ErrorKind::kForbidden) {
-        Log(LogLevel::kWarn, "a broker's address is not allowed",
-            {{"detail", addresses.error().message}});
-        SendResult r;
-        r.refused = true;
-        r.error = std::string(kAddressNotAllowed);
-        return r;
-      }
-      return Lost("redis: " + addresses.error().message);
-    }
-    const timeval tv = ToTimeval(options.attempt_timeout);
-    std::string error = "redis: no address";
-    for (const IpAddress& address : *addresses) {
-      ctx = redisConnectWithTimeout(address.ToString().c_str(), host.port, tv);
-      if (ctx != nullptr && ctx->err == 0) break;
-      error = "redis: " + std::string(ctx != nullptr ? ctx->errstr : "cannot allocate");
-      Close();
-    }
-    if (ctx == nullptr) return Lost(error);
-    redisSetTimeout(ctx, tv);
-    if (broker.password) {
-      std::vector<const char*> argv = {"AUTH"};
-      std::vector<size_t> lens = {4};
-      if (broker.username) {
-        argv.push_back(broker.username->data());
-        lens.push_back(broker.username->size());
-      }
-      argv.push_back(broker.password->data());
-      lens.push_back(broker.password->size());
-      if (auto failed = Command(argv, lens, "AUTH")) return failed;
-    }
-    if (url.path != "0") {
-      std::vector<const char*> argv = {"SELECT", url.path.c_str()};
-      const std::vector<size_t> lens = {6, url.path.size()};
-      if (auto failed = Command(argv, lens, "SELECT")) return failed;
-    }
-    failure.reset();
-    backoff = kFirstBackoff;
-    return std::nullopt;
+  if (reply->type == REDIS_REPLY_ERROR) {
+    return BrokerFailure("redis: " + std::string(reply->str, reply->len));
   }
+  return BrokerFailure("redis: XADD answered something other than an entry id");
+}
 
-  // A command whose answer is only OK or an error; nullopt when OK.
-  std::optional<SendResult> Command(std::vector<const char*> argv, const std::vector<size_t>& lens,
-                                    std::string_view what) {
-    Reply reply{static_cast<redisReply*>(
-        redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()))};
-    if (reply.r == nullptr) return Lost("redis: " + std::string(ctx->errstr));
-    if (reply.r->type == REDIS_REPLY_ERROR) {
-      return Lost("redis: " + std::string(what) + ": " + std::string(reply.r->str, reply.r->len));
-    }
-    return std::nullopt;
-  }
+// Commands are pipelined: up to a window of XADDs are written before their replies are
+// read, and Redis answers them in the order they were written.
+class RedisSession final : public BrokerSession {
+ public:
+  RedisSession(const BrokerOptions& options, Resolver& resolver)
+      : options_(options), resolver_(resolver) {}
 
-  SendResult Send(const Outgoing& out) {
+  ~RedisSession() override { Close(); }
+
+  RedisSession(const RedisSession&) = delete;
+  RedisSession& operator=(const RedisSession&) = delete;
+
+  bool Joins(const Outgoing&) override { return true; }
+
+  void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
     auto url = ParseBrokerUrl(out.url);
     if (!url || url->transport != Transport::kRedis) {
-      SendResult r;
-      r.error = "redis: " + (url ? std::string("not a redis URL") : url.error().message);
-      return r;
+      answers.push_back({ticket, BrokerFailure("redis: " + (url ? std::string("not a redis URL")
+                                                                : url.error().message))});
+      return;
     }
     if (url->tls) {
       // Debian 12's hiredis (0.14) has no TLS.
-      SendResult r;
-      r.error = "redis: rediss:// (TLS) is not supported by this build";
-      return r;
+      answers.push_back(
+          {ticket, BrokerFailure("redis: rediss:// (TLS) is not supported by this build")});
+      return;
     }
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
     if (!broker.stream || broker.stream->empty()) {
-      SendResult r;
-      r.error = "redis: the destination has no broker.stream";
-      return r;
+      answers.push_back({ticket, BrokerFailure("redis: the destination has no broker.stream")});
+      return;
     }
-    if (auto failed = Connect(*url, broker)) return *failed;
-
+    if (auto failed = Connect(*url, broker, answers)) {
+      answers.push_back({ticket, std::move(*failed)});
+      return;
+    }
     std::vector<std::string> args = {"XADD", *broker.stream};
     if (broker.max_len) {
       args.push_back("MAXLEN");
@@ -222,70 +102,144 @@ struct RedisTransport::Connection {
       argv.push_back(a.data());
       lens.push_back(a.size());
     }
-    Reply reply{static_cast<redisReply*>(
-        redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()))};
-    if (reply.r == nullptr) {
-      const bool timed_out = ctx->err == REDIS_ERR_IO && (errno == EAGAIN || errno == ETIMEDOUT);
-      return Lost(
-          "redis: " + std::string(timed_out ? "no answer within the attempt timeout" : ctx->errstr),
-          timed_out);
+    int written = 0;
+    if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+        REDIS_OK) {
+      answers.push_back({ticket, Lost("redis: " + std::string(ctx_->errstr), false, answers)});
+      return;
     }
-    SendResult r;
-    if (reply.r->type == REDIS_REPLY_STRING) {
-      r.acknowledged = true;
-      r.body = std::string(reply.r->str, reply.r->len);  // the entry id
-    } else if (reply.r->type == REDIS_REPLY_ERROR) {
-      r.error = "redis: " + std::string(reply.r->str, reply.r->len);
-    } else {
-      r.error = "redis: XADD answered something other than an entry id";
+    while (written == 0) {
+      if (redisBufferWrite(ctx_, &written) != REDIS_OK) {
+        answers.push_back({ticket, Lost("redis: " + std::string(ctx_->errstr), false, answers)});
+        return;
+      }
     }
+    pending_.push_back(ticket);
+  }
+
+  void Await(std::chrono::steady_clock::time_point until, Answers& answers) override {
+    if (ctx_ == nullptr || pending_.empty()) {
+      std::this_thread::sleep_until(until);  // nothing of ours in flight: cannot happen
+      return;
+    }
+    if (ReadReplies(answers) || ctx_ == nullptr) return;  // some were read already
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    pollfd fd{ctx_->fd, POLLIN, 0};
+    if (poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) <= 0) return;
+    if (redisBufferRead(ctx_) != REDIS_OK) {
+      Lost("redis: " + std::string(ctx_->errstr), false, answers);
+      return;
+    }
+    ReadReplies(answers);
+  }
+
+  // A Redis that answers nothing within the attempt timeout is taken for lost.
+  void Expire(std::span<const Ticket>, Answers& answers) override {
+    Lost("redis: no answer within the attempt timeout", /*timed_out=*/true, answers);
+  }
+
+ private:
+  void Close() {
+    if (ctx_ != nullptr) redisFree(ctx_);
+    ctx_ = nullptr;
+  }
+
+  // A failure of the connection: closed, every message in flight answered with `error`,
+  // and not made again before the backoff ends. `error` as an answer.
+  SendResult Lost(std::string error, bool timed_out, Answers& answers) {
+    Close();
+    SendResult r = backoff_.Lost(std::move(error), timed_out, std::chrono::steady_clock::now());
+    for (Ticket ticket : pending_) answers.push_back({ticket, r});
+    pending_.clear();
     return r;
   }
 
-  const Options& options;
-  Resolver& resolver;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Job> jobs;  // guarded by mu
-  bool stop = false;     // guarded by mu
-  // The connection thread's own.
-  redisContext* ctx = nullptr;
-  std::optional<std::string> failure;
-  std::chrono::steady_clock::time_point retry_at;
-  Duration backoff = kFirstBackoff;
-  std::thread thread;  // last: it starts with everything above made
+  // Answers the oldest messages in flight with the replies read so far; whether any was.
+  bool ReadReplies(Answers& answers) {
+    bool any = false;
+    while (!pending_.empty()) {
+      void* raw = nullptr;
+      if (redisGetReplyFromReader(ctx_, &raw) != REDIS_OK) {
+        Lost("redis: " + std::string(ctx_->errstr), false, answers);
+        return true;
+      }
+      if (raw == nullptr) break;
+      Reply reply{static_cast<redisReply*>(raw)};
+      answers.push_back({pending_.front(), FromReply(reply.r)});
+      pending_.pop_front();
+      any = true;
+    }
+    return any;
+  }
+
+  // nullopt when connected; else the answer.
+  std::optional<SendResult> Connect(const BrokerUrl& url, const BrokerSettings& broker,
+                                    Answers& answers) {
+    if (ctx_ != nullptr) return std::nullopt;
+    if (auto waiting = backoff_.Waiting(std::chrono::steady_clock::now())) return waiting;
+    const HostPort& host = url.hosts.front();
+    auto addresses = VetHost(host.host, resolver_, options_.allow_private);
+    if (!addresses) {
+      if (addresses.error().kind == ErrorKind::kForbidden) return BrokerRefused(addresses.error());
+      return Lost("redis: " + addresses.error().message, false, answers);
+    }
+    const timeval tv = ToTimeval(options_.attempt_timeout);
+    std::string error = "redis: no address";
+    for (const IpAddress& address : *addresses) {
+      ctx_ = redisConnectWithTimeout(address.ToString().c_str(), host.port, tv);
+      if (ctx_ != nullptr && ctx_->err == 0) break;
+      error = "redis: " + std::string(ctx_ != nullptr ? ctx_->errstr : "cannot allocate");
+      Close();
+    }
+    if (ctx_ == nullptr) return Lost(error, false, answers);
+    redisSetTimeout(ctx_, tv);
+    if (broker.password) {
+      std::vector<const char*> argv = {"AUTH"};
+      std::vector<size_t> lens = {4};
+      if (broker.username) {
+        argv.push_back(broker.username->data());
+        lens.push_back(broker.username->size());
+      }
+      argv.push_back(broker.password->data());
+      lens.push_back(broker.password->size());
+      if (auto failed = Command(argv, lens, "AUTH", answers)) return failed;
+    }
+    if (url.path != "0") {
+      std::vector<const char*> argv = {"SELECT", url.path.c_str()};
+      const std::vector<size_t> lens = {6, url.path.size()};
+      if (auto failed = Command(argv, lens, "SELECT", answers)) return failed;
+    }
+    backoff_.Connected();
+    return std::nullopt;
+  }
+
+  // A command, before anything is in flight, whose answer is only OK or an error; nullopt
+  // when OK.
+  std::optional<SendResult> Command(std::vector<const char*> argv, const std::vector<size_t>& lens,
+                                    std::string_view what, Answers& answers) {
+    Reply reply{static_cast<redisReply*>(
+        redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()))};
+    if (reply.r == nullptr) return Lost("redis: " + std::string(ctx_->errstr), false, answers);
+    if (reply.r->type == REDIS_REPLY_ERROR) {
+      return Lost("redis: " + std::string(what) + ": " + std::string(reply.r->str, reply.r->len),
+                  false, answers);
+    }
+    return std::nullopt;
+  }
+
+  const BrokerOptions& options_;
+  Resolver& resolver_;
+  ReconnectBackoff backoff_{"redis"};
+  redisContext* ctx_ = nullptr;
+  std::deque<Ticket> pending_;  // in the order written, which is the order answered
 };
 
-RedisTransport::RedisTransport(Options options) : options_(options) {
-  if (options_.resolver == nullptr) {
-    own_resolver_ = std::make_unique<SystemResolver>(options_.attempt_timeout);
-    resolver_ = own_resolver_.get();
-  } else {
-    resolver_ = options_.resolver;
-  }
-}
+}  // namespace
 
-RedisTransport::~RedisTransport() {
-  std::map<std::string, std::unique_ptr<Connection>> connections;
-  {
-    std::lock_guard lock(mu_);
-    connections.swap(connections_);
-  }
-  // Each joins its thread, ending what it had not started; outside the lock, as a send's
-  // `done` may call Start.
-  connections.clear();
-}
-
-void RedisTransport::Start(Outgoing request, Done done) {
-  std::lock_guard lock(mu_);
-  auto& connection = connections_[KeyOf(request)];
-  if (!connection) connection = std::make_unique<Connection>(options_, *resolver_);
-  connection->Push(std::move(request), std::move(done));
-}
-
-void RedisTransport::CancelUnstarted() {
-  std::lock_guard lock(mu_);
-  for (auto& [key, connection] : connections_) connection->CancelUnstarted();
-}
+RedisTransport::RedisTransport(Options options)
+    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+        return std::make_unique<RedisSession>(o, r);
+      }) {}
 
 }  // namespace webhookd

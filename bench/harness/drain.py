@@ -1,6 +1,7 @@
 """The drain: `webhookd worker` (or all) started on pre-loaded deliveries and timed until
 every one succeeded, with the checks that make its figures INVALID."""
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -24,6 +25,37 @@ def preload(bench, db, n: int, slow: int = 0, cap: int = 64) -> None:
            secret=bench.secret)
 
 
+@dataclass
+class Run:
+    seconds: float
+    capped: bool  # stopped at the time cap, not finished
+    hwm: str  # the process's peak RSS in MiB
+
+
+def timed_run(bench, name, argv, env, cap_s, finished, hook=None) -> Run:
+    """Starts ARGV and times it until FINISHED() (asked every 200 ms) or CAP_S seconds;
+    HOOK(name) checks the running process before it stops. Dies if it exits meanwhile."""
+    t0 = time.monotonic()
+    proc = bench.procs.start(name, argv, env=env)
+    capped = False
+    while True:
+        time.sleep(0.2)
+        if proc.poll() is not None:
+            program = " ".join([os.path.basename(argv[0])] + list(argv[1:]))
+            die(f"{program} exited; see its log: {tail(bench.procs.log_of(name), 5)}")
+        if finished():
+            break
+        if time.monotonic() - t0 > cap_s:
+            capped = True
+            break
+    seconds = time.monotonic() - t0
+    hwm = hwm_mib(proc.pid)
+    if hook:
+        hook(name)
+    bench.procs.stop(proc)
+    return Run(seconds, capped, hwm)
+
+
 def drain(bench, name, mode, n, db, extra=0, env=None, sink=None, extra_attempts=0, hook=None):
     """Starts `webhookd MODE` on DB and times it until the N deliveries to the /ok/
     destinations succeeded (the sink's counter, then the database, polled every 200 ms);
@@ -36,26 +68,13 @@ def drain(bench, name, mode, n, db, extra=0, env=None, sink=None, extra_attempts
     sink.reset()
     before = sink.stats_line()
     base = sink.ok()
-    t0 = time.monotonic()
-    proc = bench.procs.start(name, [bench.webhookd, mode], env=bench.wh_env(db, **(env or {})))
-    capped, got = False, 0
-    while True:
-        time.sleep(0.2)
-        if proc.poll() is not None:
-            die(f"webhookd {mode} exited; see its log: {tail(bench.procs.log_of(name), 5)}")
-        got = sink.ok() - base
-        if got >= n and db.sql("ok_unfinished") == "0":
-            break
-        if time.monotonic() - t0 > cap_s:
-            bench.invalidate(f"{name}: stopped at the {cap_s} s time cap with {got} of {n}"
-                             " delivered", *figures_of(name))
-            capped = True
-            break
-    seconds = time.monotonic() - t0
-    hwm = hwm_mib(proc.pid)
-    if hook:
-        hook(name)
-    bench.procs.stop(proc)
+    run = timed_run(bench, name, [bench.webhookd, mode], bench.wh_env(db, **(env or {})), cap_s,
+                    lambda: sink.ok() - base >= n and db.sql("ok_unfinished") == "0", hook)
+    seconds, capped, hwm = run.seconds, run.capped, run.hwm
+    got = sink.ok() - base
+    if capped:
+        bench.invalidate(f"{name}: stopped at the {cap_s} s time cap with {got} of {n}"
+                         " delivered", *figures_of(name))
     delivered = got if capped else n  # the counter may include requests to the other paths
     done = Drained(f"{delivered / seconds:.0f}", hwm, not capped)
     attempts = int(num(db.sql("ok_attempts")))

@@ -9,10 +9,10 @@ import socket
 import tempfile
 import time
 
-from harness.drain import preload, drain
+from harness.drain import drain, preload, timed_run
 from harness.figures import Part
 from harness.log import die, log
-from harness.processes import free_port, tail
+from harness.processes import free_port
 from harness.stats import ratio
 
 HELP = """\
@@ -147,18 +147,14 @@ def broker_drain(b, name: str, n: int, urls, settings: str) -> str:
     db.sql("preload_broker", n=n, url1=urls[0], url2=urls[1], url3=urls[2], broker=settings,
            secret=b.secret)
     cap_s = min(n // 500 + 60, 600)
-    t0 = time.monotonic()
-    proc = b.procs.start(name, [b.webhookd, "worker"], env=b.wh_env(db))
-    unfinished, attempts = n, 0
-    while time.monotonic() - t0 < cap_s:
-        time.sleep(0.2)
-        if proc.poll() is not None:
-            die(f"webhookd worker exited; see its log: {tail(b.procs.log_of(name), 5)}")
-        unfinished, attempts = map(int, db.sql("all_unfinished").split())
-        if unfinished == 0:
-            break
-    seconds = time.monotonic() - t0
-    b.procs.stop(proc)
+    counts = [n, 0]  # unfinished, attempts: the last look
+
+    def finished() -> bool:
+        counts[:] = map(int, db.sql("all_unfinished").split())
+        return counts[0] == 0
+
+    seconds = timed_run(b, name, [b.webhookd, "worker"], b.wh_env(db), cap_s, finished).seconds
+    unfinished, attempts = counts
     db.drop()
     if unfinished:
         b.invalidate(f"{name}: {unfinished} of {n} deliveries unfinished after {cap_s} s",

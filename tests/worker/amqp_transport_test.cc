@@ -296,6 +296,44 @@ TEST_F(AmqpTransportTest, AConnectionsMessagesKeepTheOrderOfStart) {
   EXPECT_EQ(arrived, expected);
 }
 
+// A window of messages is in flight at once: each confirm settles the messages its
+// delivery tag names, and a return fails only the message it brings back, even beside
+// one of the same webhook-id on another routing key.
+TEST_F(AmqpTransportTest, AWindowOfConfirmsSettlesEachMessageAndAReturnFailsOnlyItsOwn) {
+  rabbit_->DeclareExchange("mixed");
+  rabbit_->DeclareQueue("mixed-q", "mixed", "ok");
+  AmqpTransport transport(Loopback());
+  constexpr int kCount = 40;
+  std::vector<std::promise<SendResult>> results(kCount);
+  for (int i = 0; i < kCount; ++i) {
+    // Pairs share an id: the even one is routed, the odd one is not.
+    const std::string id = "evt_" + std::to_string(i / 2);
+    transport.Start(Message(rabbit_->url(), id, To("mixed", i % 2 == 0 ? "ok" : "nowhere")),
+                    [&results, i](SendResult r) { results[i].set_value(std::move(r)); });
+  }
+  std::vector<std::string> expected;
+  for (int i = 0; i < kCount; ++i) {
+    auto f = results[i].get_future();
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    const SendResult r = f.get();
+    if (i % 2 == 0) {
+      EXPECT_TRUE(r.acknowledged) << i << ": " << r.error.value_or("");
+      expected.push_back("evt_" + std::to_string(i / 2));
+    } else {
+      EXPECT_FALSE(r.acknowledged) << i;
+      EXPECT_EQ(r.error,
+                "amqp: unroutable: NO_ROUTE (312) for exchange 'mixed' routing key 'nowhere'")
+          << i;
+    }
+  }
+  std::vector<std::string> arrived;
+  while (auto m = rabbit_->Get("mixed-q")) {
+    arrived.push_back(m->message_id);
+    if (arrived.size() > kCount) break;
+  }
+  EXPECT_EQ(arrived, expected);
+}
+
 TEST_F(AmqpTransportTest, ABrokerStoppedMidDrainIsAnErrorAndDeliveryResumesWhenItIsBack) {
   ASSERT_TRUE(spare_) << "UsesSpare names this test";
   spare_->DeclareQueue("order.created");

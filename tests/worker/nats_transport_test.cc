@@ -376,10 +376,38 @@ TEST(NatsTransportTest, TheMessagesOfOneConnectionAreSentInStartOrder) {
   EXPECT_EQ(IdsOf(nats.Messages("WEBHOOKS")), ids);
 }
 
+// Requests share a window only when they share a subject, so that "no responders", which
+// names no request, fails the one it is for: here every other one.
+TEST(NatsTransportTest, RequestsToSubjectsWithAndWithoutAStreamAreEachAnsweredForThemselves) {
+  NatsServer nats;
+  ASSERT_TRUE(nats.AddStream("ORDERS", {"orders.>"}));
+  NatsTransport transport(Loopback());
+  std::vector<std::future<SendResult>> futures;
+  std::vector<std::string> stored;
+  for (int i = 0; i < 40; ++i) {
+    BrokerSettings broker;
+    broker.subject = i % 3 == 0 ? "nowhere.x" : "orders.x";
+    const std::string id = "evt_" + std::to_string(i);
+    if (i % 3 != 0) stored.push_back(id);
+    futures.push_back(StartSend(transport, Message(nats.url(), id, broker)));
+  }
+  for (size_t i = 0; i < futures.size(); ++i) {
+    const SendResult r = Wait(futures[i]);
+    if (i % 3 == 0) {
+      EXPECT_EQ(r.error, "nats: no stream for subject 'nowhere.x'") << i;
+    } else {
+      EXPECT_TRUE(r.acknowledged) << i << ": " << r.error.value_or("");
+    }
+  }
+  EXPECT_EQ(IdsOf(nats.Messages("ORDERS")), stored);
+}
+
 TEST(NatsTransportTest, CancelUnstartedEndsTheQueuedMessagesWithNotStarted) {
   NatsServer nats;
   ASSERT_TRUE(nats.AddStream("WEBHOOKS", {"webhooks.>"}));
-  NatsTransport transport(Loopback());
+  NatsTransport::Options options = Loopback();
+  options.window = 1;  // so that evt_2 waits behind evt_1
+  NatsTransport transport(options);
   ASSERT_TRUE(SendAndWait(transport, Message(nats.url(), "evt_0")).acknowledged);
   nats.Pause();
   auto in_flight = StartSend(transport, Message(nats.url(), "evt_1"));

@@ -73,6 +73,51 @@ TEST(RedisTransportTest, AMessageIsOneEntryOfItsBodyAndHeadersAndItsIdIsTheSucce
   EXPECT_EQ(entries[0], expected);
 }
 
+// A window of XADDs is pipelined; the replies, in order, answer the messages in the
+// order they were started, and an error reply fails only its own.
+TEST(RedisTransportTest, PipelinedMessagesAreAnsweredInOrderEachByItsOwnReply) {
+  RedisServer redis;
+  RedisTransport transport(Loopback());
+  std::vector<std::promise<SendResult>> results(50);
+  std::vector<std::string> stored;
+  for (int i = 0; i < 50; ++i) {
+    BrokerSettings broker;
+    // MAXLEN of a negative number is an error reply.
+    if (i == 17) broker.max_len = -1;
+    const std::string id = "evt_" + std::to_string(i);
+    if (i != 17) stored.push_back(id);
+    transport.Start(Message(redis.url(), id, broker),
+                    [&results, i](SendResult r) { results[i].set_value(std::move(r)); });
+  }
+  // An entry id, "<ms>-<seq>", as numbers to compare.
+  const auto id_of = [](const std::string& entry) {
+    const size_t dash = entry.find('-');
+    return std::pair<uint64_t, uint64_t>(std::stoull(entry.substr(0, dash)),
+                                         std::stoull(entry.substr(dash + 1)));
+  };
+  std::pair<uint64_t, uint64_t> last_entry{0, 0};
+  for (int i = 0; i < 50; ++i) {
+    const SendResult r = results[i].get_future().get();
+    if (i == 17) {
+      EXPECT_FALSE(r.acknowledged);
+      EXPECT_EQ(r.error.value_or("").rfind("redis: ERR", 0), 0u) << r.error.value_or("");
+      continue;
+    }
+    EXPECT_TRUE(r.acknowledged) << i << ": " << r.error.value_or("");
+    // Entry ids grow, so each answer is its own entry's.
+    ASSERT_NE(r.body.find('-'), std::string::npos) << r.body;
+    EXPECT_GT(id_of(r.body), last_entry) << i << ": " << r.body;
+    last_entry = id_of(r.body);
+  }
+  std::vector<std::string> ids;
+  for (const auto& entry : redis.Entries("webhooks")) {
+    for (const auto& [field, value] : entry) {
+      if (field == "webhook-id") ids.push_back(value);
+    }
+  }
+  EXPECT_EQ(ids, stored);
+}
+
 TEST(RedisTransportTest, AStoppedRedisIsAnErrorAndTheConnectionIsMadeAgainAfterItComesBack) {
   RedisServer redis;
   RedisTransport transport(Loopback());

@@ -31,12 +31,14 @@ class Bench:
         self.key = "whk_bench_" + base64.urlsafe_b64encode(os.urandom(24)).decode().rstrip("=")
         self.secret = "whsec_" + base64.b64encode(os.urandom(32)).decode()
         self.sink = None
+        self.sink_pid = 0
 
     def open(self) -> None:
         log(f"starting PostgreSQL in {self.work}")
         self.cluster = Cluster.start(self.root, self.work / "pg")
         proc = self.start_tool("sink", "bench_sink", "--hang-ms", 7000, "--secret", self.secret)
         self.sink = Sink(self, self.procs.listening_port(proc))
+        self.sink_pid = proc.pid
 
     def close(self) -> None:
         self.procs.kill_all()

@@ -34,6 +34,11 @@ def children(parent: int) -> list:
     return found
 
 
+def tree_ticks(pid: int) -> int:
+    """utime + stime of PID and of its live descendants (a broker started through a script)."""
+    return process_ticks(pid) + sum(tree_ticks(child) for child in children(pid))
+
+
 def postmaster_pid(datadir: Path) -> int:
     return int((datadir / "postmaster.pid").read_text().split()[0])
 

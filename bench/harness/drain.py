@@ -5,6 +5,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from .cpu import process_ticks
 from .figures import figures_of
 from .log import die, log
 from .processes import hwm_mib, tail
@@ -16,6 +17,7 @@ class Drained:
     rate: str  # deliveries a second, as an integer string
     hwm: str  # the process's peak RSS in MiB
     valid: bool  # False after a failed check (the time cap, attempts, the sink's count)
+    ticks: int = 0  # the process's CPU time (clock ticks)
 
 
 def preload(bench, db, n: int, slow: int = 0, cap: int = 64) -> None:
@@ -30,6 +32,7 @@ class Run:
     seconds: float
     capped: bool  # stopped at the time cap, not finished
     hwm: str  # the process's peak RSS in MiB
+    ticks: int  # the process's CPU time (clock ticks), all its threads
 
 
 def timed_run(bench, name, argv, env, cap_s, finished, hook=None) -> Run:
@@ -50,10 +53,11 @@ def timed_run(bench, name, argv, env, cap_s, finished, hook=None) -> Run:
             break
     seconds = time.monotonic() - t0
     hwm = hwm_mib(proc.pid)
+    ticks = process_ticks(proc.pid)
     if hook:
         hook(name)
     bench.procs.stop(proc)
-    return Run(seconds, capped, hwm)
+    return Run(seconds, capped, hwm, ticks)
 
 
 def drain(bench, name, mode, n, db, extra=0, env=None, sink=None, extra_attempts=0, hook=None):
@@ -76,7 +80,7 @@ def drain(bench, name, mode, n, db, extra=0, env=None, sink=None, extra_attempts
         bench.invalidate(f"{name}: stopped at the {cap_s} s time cap with {got} of {n}"
                          " delivered", *figures_of(name))
     delivered = got if capped else n  # the counter may include requests to the other paths
-    done = Drained(f"{delivered / seconds:.0f}", hwm, not capped)
+    done = Drained(f"{delivered / seconds:.0f}", hwm, not capped, run.ticks)
     attempts = int(num(db.sql("ok_attempts")))
     if not capped and not n <= attempts <= n + extra_attempts:
         done.valid = False

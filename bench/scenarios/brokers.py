@@ -9,6 +9,7 @@ import socket
 import tempfile
 import time
 
+from harness.cpu import TICK_US, machine_ticks, process_ticks, tree_ticks
 from harness.drain import drain, preload, timed_run
 from harness.figures import Part
 from harness.log import die, log
@@ -20,10 +21,13 @@ HELP = """\
                           the broker t (a connection each), `webhookd worker` timed until
                           all succeeded, attempts == N/2 checked. t: redis (redis-server,
                           three databases of one server), amqp (rabbitmq-server, the vhost
-                          "/" spelled three ways, a durable queue on the default
-                          exchange), nats (three nats-server -js, a stream each). A broker
-                          not installed is left out with a note; Kafka is not packaged in
-                          Debian and is left out
+                          "/" spelled three ways, a durable classic queue of version 2
+                          for each destination, on the default exchange), nats (three
+                          nats-server -js, a stream each). A broker not installed is left
+                          out with a note; Kafka is not packaged in Debian and is left
+                          out. The details give each drain's CPU µs a message: webhookd's
+                          and the broker's (the sink's for HTTP), and the machine's busy
+                          cores
   broker_<t>_vs_http      its ratio to the HTTP drain of the same N/2 (three destinations
                           at the sink) run just before it (target >= 0.8)
 """
@@ -54,12 +58,13 @@ def start_redis(b):
                                    "--save", "", "--appendonly", "no"])
     wait_port(port, "redis-server")
     urls = [f"redis://127.0.0.1:{port}/{db}" for db in (1, 2, 3)]
-    return proc, urls, '{"stream": "webhooks", "max_len": 100000}'
+    return proc, urls, ['{"stream": "webhooks", "max_len": 100000}'] * 3
 
 
 def start_rabbitmq(b):
     """A RabbitMQ node on free loopback ports in a directory of its own, with a durable
-    queue "webhooks" declared at boot; (process, urls, settings). The node runs in a
+    queue per destination, "webhooks-1" to "-3", declared at boot (one queue is one Erlang
+    process, as one HTTP endpoint is not one thread); (process, urls, settings). The node runs in a
     session of its own with its own epmd, so that stopping it leaves nothing behind."""
     work = tempfile.mkdtemp(prefix="bench-rabbitmq-")
     port, dist, epmd = free_port(), free_port(), free_port()
@@ -69,8 +74,8 @@ def start_rabbitmq(b):
                    "permissions": [{"user": "guest", "vhost": "/", "configure": ".*",
                                     "write": ".*", "read": ".*"}],
                    "vhosts": [{"name": "/"}], "queues": [
-            {"name": "webhooks", "vhost": "/", "durable": True, "auto_delete": False,
-             "arguments": {}}]}, f)
+            {"name": f"webhooks-{i}", "vhost": "/", "durable": True, "auto_delete": False,
+             "arguments": {"x-queue-version": 2}} for i in (1, 2, 3)]}, f)
     with open(os.path.join(work, "rabbitmq.conf"), "w") as f:
         f.write(f"listeners.tcp.default = 127.0.0.1:{port}\n"
                 "disk_free_limit.absolute = 1MB\n"
@@ -96,7 +101,7 @@ def start_rabbitmq(b):
     time.sleep(2)  # the listener opens before the definitions are in
     # Three connections: the vhost "/" spelled three ways.
     urls = [f"amqp://127.0.0.1:{port}/{v}" for v in ("", "%2F", "%2f")]
-    return proc, urls, '{"routing_key": "webhooks"}'
+    return proc, urls, [f'{{"routing_key": "webhooks-{i}"}}' for i in (1, 2, 3)]
 
 
 def nats_request(port: int, subject: str, payload: dict) -> str:
@@ -133,19 +138,20 @@ def start_nats(b):
         if '"error"' in answer or not answer:
             die(f"nats-server: the stream was not made: {answer}")
         urls.append(f"nats://127.0.0.1:{port}")
-    return procs, urls, "{}"
+    return procs, urls, ["{}"] * 3
 
 
 BROKERS = {"redis": ("redis-server", start_redis), "amqp": ("rabbitmq-server", start_rabbitmq),
            "nats": ("nats-server", start_nats)}
 
 
-def broker_drain(b, name: str, n: int, urls, settings: str) -> str:
-    """N deliveries to three destinations at URLS, drained by `webhookd worker` on a fresh
-    database; the rate, checked: every delivery succeeded with one attempt."""
+def broker_drain(b, name: str, n: int, urls, settings) -> tuple:
+    """N deliveries to three destinations at URLS with SETTINGS, drained by `webhookd worker` on a fresh
+    database; the rate, checked (every delivery succeeded with one attempt), and the
+    worker's CPU ticks."""
     db = b.new_db(f"bench_{name}")
-    db.sql("preload_broker", n=n, url1=urls[0], url2=urls[1], url3=urls[2], broker=settings,
-           secret=b.secret)
+    db.sql("preload_broker", n=n, url1=urls[0], url2=urls[1], url3=urls[2],
+           broker1=settings[0], broker2=settings[1], broker3=settings[2], secret=b.secret)
     cap_s = min(n // 500 + 60, 600)
     counts = [n, 0]  # unfinished, attempts: the last look
 
@@ -153,7 +159,8 @@ def broker_drain(b, name: str, n: int, urls, settings: str) -> str:
         counts[:] = map(int, db.sql("all_unfinished").split())
         return counts[0] == 0
 
-    seconds = timed_run(b, name, [b.webhookd, "worker"], b.wh_env(db), cap_s, finished).seconds
+    run = timed_run(b, name, [b.webhookd, "worker"], b.wh_env(db), cap_s, finished)
+    seconds = run.seconds
     unfinished, attempts = counts
     db.drop()
     if unfinished:
@@ -164,7 +171,7 @@ def broker_drain(b, name: str, n: int, urls, settings: str) -> str:
                      f"broker_{name}_per_s", f"broker_{name}_vs_http")
     rate = f"{(n - unfinished) / seconds:.0f}"
     log(f"{name}: {n} deliveries in {int(seconds * 1000)} ms: {rate}/s, attempts {attempts}")
-    return rate
+    return rate, run.ticks
 
 
 def measure(b) -> Part:
@@ -178,19 +185,29 @@ def measure(b) -> Part:
         log(f"brokers: {n} deliveries over HTTP to the sink, then the same to {name}")
         db = b.new_db("bench_broker_http")
         preload(b, db, n)
-        http_rate = drain(b, f"http-before-{name}", "worker", n, db).rate
+        sink_before = process_ticks(b.sink_pid)
+        http = drain(b, f"http-before-{name}", "worker", n, db)
+        sink_us = (process_ticks(b.sink_pid) - sink_before) * TICK_US / n
         db.drop()
         procs, urls, settings = start(b)
-        rate = broker_drain(b, name, n, urls, settings)
-        for proc in procs if isinstance(procs, list) else [procs]:
+        procs = procs if isinstance(procs, list) else [procs]
+        broker_before, machine_before = sum(tree_ticks(p.pid) for p in procs), machine_ticks()
+        t0 = time.monotonic()
+        rate, ticks = broker_drain(b, name, n, urls, settings)
+        busy = (machine_ticks() - machine_before) * TICK_US / 1e6 / (time.monotonic() - t0)
+        broker_us = (sum(tree_ticks(p.pid) for p in procs) - broker_before) * TICK_US / n
+        for proc in procs:
             b.procs.stop(proc)
             try:  # RabbitMQ's node runs in a session of its own: all of it goes
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         part.add(f"broker_{name}_per_s", rate, "")
-        part.add(f"broker_{name}_vs_http", ratio(rate, http_rate), ">= 0.8")
-        lines.append(f"{name}: {rate}/s beside HTTP {http_rate}/s")
+        part.add(f"broker_{name}_vs_http", ratio(rate, http.rate), ">= 0.8")
+        lines.append(f"{name}: {rate}/s beside HTTP {http.rate}/s; CPU µs a message: webhookd"
+                     f" {ticks * TICK_US / n:.0f} (over HTTP {http.ticks * TICK_US / n:.0f}),"
+                     f" the broker {broker_us:.0f} (the sink {sink_us:.0f}); the machine's"
+                     f" cores busy {busy:.2f} of {os.cpu_count()}")
     part.details["brokers"] = f"brokers        {n} deliveries each; " + "; ".join(lines)
     return part
 

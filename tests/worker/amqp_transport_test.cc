@@ -337,7 +337,9 @@ TEST_F(AmqpTransportTest, AWindowOfConfirmsSettlesEachMessageAndAReturnFailsOnly
 TEST_F(AmqpTransportTest, ABrokerStoppedMidDrainIsAnErrorAndDeliveryResumesWhenItIsBack) {
   ASSERT_TRUE(spare_) << "UsesSpare names this test";
   spare_->DeclareQueue("order.created");
-  AmqpTransport transport(Loopback());
+  AmqpTransport::Options options = Loopback();
+  options.window = 1;  // so that the rest wait for the first one's confirm, and the stop
+  AmqpTransport transport(options);
   ASSERT_TRUE(SendAndWait(transport, Message(spare_->url(), "evt_0")).acknowledged);
   // The broker dies between the first message of a batch and the rest.
   constexpr int kCount = 5;
@@ -371,7 +373,9 @@ TEST_F(AmqpTransportTest, AHungBrokerTimesOutAndHoldsUpNoOtherDestination) {
   ASSERT_TRUE(spare_) << "UsesSpare names this test";
   rabbit_->DeclareQueue("order.created");
   spare_->DeclareQueue("order.created");
-  AmqpTransport transport(Loopback());
+  AmqpTransport::Options options = Loopback();
+  options.window = 1;  // so that evt_1b waits behind evt_1 rather than joining it
+  AmqpTransport transport(options);
   ASSERT_TRUE(SendAndWait(transport, Message(spare_->url(), "evt_0")).acknowledged);
   spare_->Pause();
   std::promise<SendResult> slow;

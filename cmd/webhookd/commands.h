@@ -18,6 +18,7 @@ enum class Mode { kServer, kWorker, kAll };
 int Serve(const std::vector<std::string>& args, Mode mode);
 int Keys(const std::vector<std::string>& args);
 int DeadLetters(const std::vector<std::string>& args);
+int Destinations(const std::vector<std::string>& args);
 int Secrets(const std::vector<std::string>& args);
 int Retention(const std::vector<std::string>& args);
 

@@ -25,6 +25,9 @@ Commands:
                     [--limit N]
   dead-letters replay (ID | --destination ID | --tenant T | --all)
                       [--since T] [--until T] [--reason R]
+  destinations list [--tenant T] [--limit N] | get ID | create JSON | update ID JSON
+               | delete ID
+                          the destination routes of the API (broker destinations too)
   secrets status | reencrypt
                           count stored credentials by encryption key; encrypt them all
                           with WEBHOOKD_ENCRYPTION_KEY
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   if (command == "all") return webhookd::cmd::Serve(args, webhookd::cmd::Mode::kAll);
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
+  if (command == "destinations") return webhookd::cmd::Destinations(args);
   if (command == "secrets") return webhookd::cmd::Secrets(args);
   if (command == "retention") return webhookd::cmd::Retention(args);
   if (command == "send") return webhookd::cmd::RunSend(args);

@@ -1,0 +1,125 @@
+// `webhookd destinations list|get|create|update|delete`: the destination routes of the
+// REST API from the command line. Each goes through the API's own handler
+// (server/destinations_api.cc) with the operator's scope, so every rule (the url and
+// broker checks, the private-address rule, the carried credentials, sealing) has one home.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cmd/webhookd/cli.h"
+#include "cmd/webhookd/commands.h"
+#include "net/resolver.h"
+#include "server/api.h"
+#include "server/problem.h"
+
+namespace webhookd::cmd {
+namespace {
+
+constexpr const char* kDestinationsHelp = R"(Usage:
+  webhookd destinations list [--tenant TENANT] [--limit N]
+  webhookd destinations get ID
+  webhookd destinations create JSON
+  webhookd destinations update ID JSON
+  webhookd destinations delete ID
+
+JSON is the body of POST /v1/destinations (create) or PATCH /v1/destinations/{id}
+(update), as docs/api.md describes it; "-" reads it from stdin. A broker destination is
+one whose url is amqp://, nats://, redis:// or kafka:// (docs/brokers.md):
+  webhookd destinations create '{"url": "redis://redis.example:6379/0",
+                                 "broker": {"stream": "webhooks"}}'
+The API's answer is printed on stdout as JSON (create prints the signing secret once; a
+credential shows as "set"). A refusal prints the API's problem on stderr and exits 1.
+Environment: DATABASE_URL, WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS,
+WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_MAX_DESTINATIONS_PER_TENANT,
+WEBHOOKD_ENCRYPTION_KEY.
+)";
+
+// The body argument: the text itself, or stdin for "-".
+std::string BodyOf(const std::string& arg) {
+  if (arg != "-") return arg;
+  return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+}
+
+// Prints the reply (or the refusal) and returns the exit code.
+int Print(const Result<Reply>& reply) {
+  if (!reply) {
+    const Reply problem = ProblemReply(reply.error());
+    std::fprintf(stderr, "%s\n", problem.body.c_str());
+    return 1;
+  }
+  if (!reply->body.empty()) std::printf("%s\n", reply->body.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int Destinations(const std::vector<std::string>& args) {
+  if (args.empty() || WantsHelp(args)) {
+    std::fputs(kDestinationsHelp, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string& sub = args.front();
+  // How many positional arguments each subcommand takes: its id and/or body.
+  size_t positional = 0;
+  if (sub == "list") {
+    positional = 0;
+  } else if (sub == "get" || sub == "delete" || sub == "create") {
+    positional = 1;
+  } else if (sub == "update") {
+    positional = 2;
+  } else {
+    return Usage("destinations: unknown subcommand \"" + sub +
+                 "\"; expected list, get, create, update or delete");
+  }
+  auto flags = ParseFlags(
+      {args.begin() + 1, args.end()},
+      sub == "list" ? std::vector<std::string>{"--tenant", "--limit"} : std::vector<std::string>{});
+  if (!flags) return 2;
+  if (flags->positional.size() != positional) {
+    return Usage("destinations " + sub + ": expected " +
+                 (sub == "create"   ? std::string("the JSON body")
+                  : sub == "update" ? std::string("an id and the JSON body")
+                  : sub == "list"   ? std::string("no positional arguments")
+                                    : std::string("an id like dst_12")));
+  }
+
+  auto config = LoadOrComplain();
+  if (!config) return 2;
+  auto store = OpenStore(*config, StoreUse::kCommand);
+  SystemResolver resolver;
+  ApiOptions options;
+  options.allow_private_destinations = config->allow_private_destinations;
+  options.destination_max_in_flight = config->destination_max_in_flight;
+  options.secret_grace = config->secret_grace;
+  options.max_destinations_per_tenant = config->max_destinations_per_tenant;
+  Api api(ApiStores{*store, *store, *store, *store, *store, *store, *store, *store, *store},
+          resolver, options);
+
+  ApiRequest req(Scope::All());
+  if (sub == "list") {
+    for (const auto& [flag, query] : {std::pair{"--tenant", "tenant_id"}, {"--limit", "limit"}}) {
+      if (auto it = flags->values.find(flag); it != flags->values.end()) {
+        req.query.emplace(query, it->second);
+      }
+    }
+    return Print(api.ListDestinations(req));
+  }
+  if (sub == "create") {
+    req.body = BodyOf(flags->positional[0]);
+    return Print(api.CreateDestination(req));
+  }
+  req.path_args = {flags->positional[0]};
+  if (sub == "get") return Print(api.GetDestination(req));
+  if (sub == "delete") {
+    const int code = Print(api.DeleteDestination(req));
+    if (code == 0) std::printf("deleted %s\n", flags->positional[0].c_str());
+    return code;
+  }
+  req.body = BodyOf(flags->positional[1]);
+  return Print(api.UpdateDestination(req));
+}
+
+}  // namespace webhookd::cmd

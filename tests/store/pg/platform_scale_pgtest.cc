@@ -128,10 +128,16 @@ class PlatformScalePgTest : public testing::PgTest {
     // At this size attempts and dead letters are small enough that reading them whole
     // can be the better plan; scripts/bench shows their plans at full size.
     // A day's partition of the history is named for its day (events_p20261128); the kept
-    // ones are small.
+    // ones are small. Today's holds only what came since midnight (UTC), a few rows just
+    // after it, which the planner rightly reads whole: only the days before today, each a
+    // whole day of the load, must be read through an index.
+    const std::string today = db_.Scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD')");
+    const auto is_day_before_today = [&](const std::string& table, std::string_view prefix) {
+      return table.starts_with(prefix) && table.substr(prefix.size()) < today;
+    };
     for (const auto& table : e.seq_scans) {
-      EXPECT_TRUE(!table.starts_with("deliveries_p") && !table.starts_with("events_p") &&
-                  table != "destinations")
+      EXPECT_TRUE(!is_day_before_today(table, "deliveries_p") &&
+                  !is_day_before_today(table, "events_p") && table != "destinations")
           << what << " reads " << table << " sequentially:\n"
           << e.plan;
     }

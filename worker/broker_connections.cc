@@ -97,9 +97,10 @@ class BrokerConnections::Connection {
   }
 
   void Loop() {
+    const auto window = static_cast<size_t>(std::max(options_.window, 1));
     for (;;) {
       bool held = false;
-      while (in_flight_.size() < static_cast<size_t>(std::max(options_.window, 1))) {
+      while (in_flight_.size() < window) {
         std::optional<Job> job = Take();
         if (!job) break;
         if (job->cancelled) {
@@ -123,7 +124,7 @@ class BrokerConnections::Connection {
       }
       // Every message has the same timeout, so the oldest expires first.
       const auto deadline = in_flight_.begin()->second.deadline;
-      const bool room = !held && in_flight_.size() < static_cast<size_t>(options_.window);
+      const bool room = !held && in_flight_.size() < window;
       session_->Await(
           room ? std::min(deadline, std::chrono::steady_clock::now() + kAwaitSlice) : deadline,
           answers_);

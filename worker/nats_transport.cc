@@ -77,13 +77,12 @@ std::expected<std::string, std::string> SubjectOf(const Outgoing& out,
   if (broker.subject && !broker.subject->empty()) {
     subject = *broker.subject;
   } else {
-    const auto body = nlohmann::json::parse(out.body, nullptr, /*allow_exceptions=*/false);
-    const auto type = body.is_object() ? body.find("type") : body.end();
-    if (!body.is_object() || type == body.end() || !type->is_string()) {
+    const std::optional<std::string> type = EventTypeOf(out.body);
+    if (!type) {
       return std::unexpected(
           "nats: the destination has no broker.subject and the body no string \"type\"");
     }
-    subject = "webhooks." + type->get<std::string>();
+    subject = "webhooks." + *type;
   }
   if (!IsPublishSubject(subject)) {
     return std::unexpected("nats: '" + subject + "' is not a subject one can publish to");

@@ -279,7 +279,11 @@ class AmqpSession final : public BrokerSession {
         return;
       }
       Handle(frame, answers);
-      if (conn_ == nullptr || pending_.empty()) return;
+      // A broker that sends frames without end (answers to nothing, say) must not keep
+      // the thread from its deadlines: the reading stops at `until` all the same.
+      if (conn_ == nullptr || pending_.empty() || std::chrono::steady_clock::now() >= until) {
+        return;
+      }
       tv = timeval{0, 0};
     }
   }

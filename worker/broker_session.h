@@ -52,7 +52,9 @@ class BrokerSession {
   // or from a later Await; a lost connection answers every message in flight at once.
   virtual void Begin(const Outgoing& out, Ticket ticket, Answers& answers) = 0;
 
-  // Reads the broker's answers until one has come or `until`.
+  // Reads the broker's answers until one has come or `until`, and never past `until`
+  // (beyond one read): a broker that sends without end must not keep the thread from the
+  // deadlines of what is in flight, nor from the messages queued behind them.
   virtual void Await(std::chrono::steady_clock::time_point until, Answers& answers) = 0;
 
   // `expired` had no answer within the attempt timeout. The session answers them, and

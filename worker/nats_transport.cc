@@ -283,9 +283,11 @@ class NatsSession final : public BrokerSession {
           Lost(WithoutPassword(Words(s), broker_), false, answers);
           return;
       }
+      // A server that sends answers without end (to requests it never had, say) must not
+      // keep the thread from its deadlines: the reading stops at `until` all the same.
       uint64_t queued = 0;
-      if (pending_.empty() || natsSubscription_QueuedMsgs(sub_, &queued) != NATS_OK ||
-          queued == 0) {
+      if (pending_.empty() || std::chrono::steady_clock::now() >= until ||
+          natsSubscription_QueuedMsgs(sub_, &queued) != NATS_OK || queued == 0) {
         return;
       }
       wait = 1;

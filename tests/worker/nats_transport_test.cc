@@ -6,9 +6,13 @@
 // that libnats's connection threads end with the transport.
 #include "worker/nats_transport.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <nats/nats.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -400,6 +404,85 @@ TEST(NatsTransportTest, RequestsToSubjectsWithAndWithoutAStreamAreEachAnsweredFo
     }
   }
   EXPECT_EQ(IdsOf(nats.Messages("ORDERS")), stored);
+}
+
+// A hostile server: it answers the handshake, then sends messages on the client's first
+// subscription (its inbox) without end, none of them an answer to anything; for at most
+// 10 s, until the client hangs up.
+class Flooder {
+ public:
+  Flooder() {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(listen(listener_, 4), 0);
+    socklen_t len = sizeof(addr);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~Flooder() {
+    shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    close(listener_);
+  }
+  Flooder(const Flooder&) = delete;
+  Flooder& operator=(const Flooder&) = delete;
+
+  std::string url() const { return "nats://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void Serve() {
+    const int fd = accept(listener_, nullptr, nullptr);
+    if (fd < 0) return;
+    const std::string info = R"(INFO {"server_id":"x","version":"2.9.10","proto":1,"headers":true,)"
+                             R"("max_payload":1048576})"
+                             "\r\n";
+    send(fd, info.data(), info.size(), MSG_NOSIGNAL);
+    std::string seen;
+    char buf[4096];
+    while (seen.find("PING\r\n") == std::string::npos) {
+      const ssize_t n = recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        close(fd);
+        return;
+      }
+      seen.append(buf, static_cast<size_t>(n));
+    }
+    send(fd, "PONG\r\n", 6, MSG_NOSIGNAL);
+    std::string flood;
+    for (int i = 0; i < 200; ++i) flood += "MSG nobody.1 1 2\r\nhi\r\n";
+    const auto end = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < end) {
+      if (send(fd, flood.data(), flood.size(), MSG_NOSIGNAL) <= 0) break;
+      recv(fd, buf, sizeof(buf), MSG_DONTWAIT);  // the client's SUB, PUB and the like
+      std::this_thread::sleep_for(1ms);          // as fast as the client reads, not past its limits
+    }
+    close(fd);
+  }
+
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// A server that floods the connection with messages answering nothing holds its message no
+// longer than the attempt timeout: the reading of answers stops at each deadline.
+TEST(NatsTransportTest, AServerThatSendsWithoutEndHoldsAMessageNoLongerThanItsDeadline) {
+  Flooder flooder;
+  const auto started = std::chrono::steady_clock::now();
+  {
+    NatsTransport transport(Loopback());
+    BrokerSettings broker;
+    broker.subject = "orders.x";
+    const SendResult r = SendAndWait(transport, Message(flooder.url(), "evt_1", broker));
+    EXPECT_FALSE(r.acknowledged);
+    EXPECT_TRUE(r.error) << "answered by the flood";
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 4s) << r.error.value_or("");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 6s);
 }
 
 TEST(NatsTransportTest, CancelUnstartedEndsTheQueuedMessagesWithNotStarted) {

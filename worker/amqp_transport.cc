@@ -234,10 +234,9 @@ class AmqpSession final : public BrokerSession {
   bool Joins(const Outgoing&) override { return true; }
 
   void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
-    auto url = ParseBrokerUrl(out.url);
-    if (!url || url->transport != Transport::kAmqp) {
-      answers.push_back({ticket, BrokerFailure("amqp: " + (url ? std::string("not an amqp URL")
-                                                               : url.error().message))});
+    auto url = BrokerUrlOf(out, Transport::kAmqp, "amqp");
+    if (!url) {
+      answers.push_back({ticket, std::move(url.error())});
       return;
     }
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});

@@ -34,6 +34,16 @@ SendResult BrokerFailure(std::string error) {
   return r;
 }
 
+std::expected<BrokerUrl, SendResult> BrokerUrlOf(const Outgoing& out, Transport transport,
+                                                 std::string_view name) {
+  auto url = ParseBrokerUrl(out.url);
+  if (url && url->transport == transport) return *std::move(url);
+  const std::string_view article = name.starts_with('a') ? "an" : "a";
+  const std::string why =
+      url ? "not " + std::string(article) + " " + std::string(name) + " URL" : url.error().message;
+  return std::unexpected(BrokerFailure(std::string(name) + ": " + why));
+}
+
 SendResult BrokerRefused(const Error& error) {
   Log(LogLevel::kWarn, "a broker's address is not allowed", {{"detail", error.message}});
   SendResult r = BrokerFailure(std::string(kAddressNotAllowed));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "net/broker_url.h"
 #include "net/resolver.h"
 #include "worker/sender.h"
 
@@ -89,6 +90,11 @@ class ReconnectBackoff {
 
 // An error as an answer.
 SendResult BrokerFailure(std::string error);
+
+// The message's URL, parsed; the answer instead when it is not a URL of `transport`, in
+// words beginning with `name` ("amqp: not an amqp URL").
+std::expected<BrokerUrl, SendResult> BrokerUrlOf(const Outgoing& out, Transport transport,
+                                                 std::string_view name);
 
 // The answer for a broker host the private-address rule refuses (a permanent failure;
 // the detail goes to the operator's log only).

@@ -171,11 +171,8 @@ class KafkaSession final : public BrokerSession {
 
   // nullopt when handed to librdkafka (its report answers it); else the answer now.
   std::optional<SendResult> Produce(const Outgoing& out, Ticket ticket) {
-    auto url = ParseBrokerUrl(out.url);
-    if (!url || url->transport != Transport::kKafka) {
-      return BrokerFailure("kafka: " +
-                           (url ? std::string("not a kafka URL") : url.error().message));
-    }
+    auto url = BrokerUrlOf(out, Transport::kKafka, "kafka");
+    if (!url) return std::move(url.error());
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
     if (!broker.topic || broker.topic->empty()) {
       return BrokerFailure("kafka: the destination has no broker.topic");

@@ -220,10 +220,9 @@ class NatsSession final : public BrokerSession {
   }
 
   void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
-    auto url = ParseBrokerUrl(out.url);
-    if (!url || url->transport != Transport::kNats) {
-      answers.push_back({ticket, BrokerFailure("nats: " + (url ? std::string("not a nats URL")
-                                                               : url.error().message))});
+    auto url = BrokerUrlOf(out, Transport::kNats, "nats");
+    if (!url) {
+      answers.push_back({ticket, std::move(url.error())});
       return;
     }
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});

@@ -60,10 +60,9 @@ class RedisSession final : public BrokerSession {
   bool Joins(const Outgoing&) override { return true; }
 
   void Begin(const Outgoing& out, Ticket ticket, Answers& answers) override {
-    auto url = ParseBrokerUrl(out.url);
-    if (!url || url->transport != Transport::kRedis) {
-      answers.push_back({ticket, BrokerFailure("redis: " + (url ? std::string("not a redis URL")
-                                                                : url.error().message))});
+    auto url = BrokerUrlOf(out, Transport::kRedis, "redis");
+    if (!url) {
+      answers.push_back({ticket, std::move(url.error())});
       return;
     }
     if (url->tls) {

@@ -1,5 +1,8 @@
 #include "worker/broker_connections.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -92,6 +95,14 @@ class BrokerConnections::Connection {
   // The session is made on the caller's thread but connects, is used and is destroyed on
   // this one (libnats wants a connection's own threads joined by the thread that used it).
   void Run() {
+    // A write to a connection the broker has reset raises SIGPIPE, whose default ends the
+    // process: hiredis writes without MSG_NOSIGNAL, and pipelined writes meet a reset
+    // peer. Blocked here, it stays pending on this thread (and the threads it makes, which
+    // inherit the mask) and the write fails with EPIPE, a lost connection like any other.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     Loop();
     session_.reset();
   }

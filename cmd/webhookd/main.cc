@@ -1,4 +1,5 @@
 // webhookd: parses the command and hands over to it.
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ WEBHOOKD_ADDR, WEBHOOKD_RETRY_SCHEDULE, ...): see docs/configuration.md.
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that hangs up makes a write fail with EPIPE rather than end the process (the
+  // broker connections also block it in their threads, for embedders and tests).
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::fputs(kUsage, stderr);

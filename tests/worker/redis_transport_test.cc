@@ -3,9 +3,13 @@
 // credentials, the private-address rule, and that a hung Redis holds up no other.
 #include "worker/redis_transport.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <future>
@@ -116,6 +120,45 @@ TEST(RedisTransportTest, PipelinedMessagesAreAnsweredInOrderEachByItsOwnReply) {
     }
   }
   EXPECT_EQ(ids, stored);
+}
+
+// A Redis that takes the AUTH and then hangs up: the pipelined XADDs after it meet a
+// reset connection. Each is an error; none ends the process with SIGPIPE.
+TEST(RedisTransportTest, PipelinedWritesToARedisThatHungUpAreErrorsNotASignal) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::thread server([listener] {
+    const int fd = accept(listener, nullptr, nullptr);
+    if (fd < 0) return;
+    char buf[4096];
+    recv(fd, buf, sizeof(buf), 0);  // the AUTH
+    send(fd, "+OK\r\n", 5, MSG_NOSIGNAL);
+    close(fd);
+  });
+  {
+    RedisTransport transport(Loopback());
+    BrokerSettings broker;
+    broker.password = "pw";
+    const std::string url = "redis://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+    std::vector<std::promise<SendResult>> results(20);
+    for (int i = 0; i < 20; ++i) {
+      transport.Start(Message(url, "evt_" + std::to_string(i), broker),
+                      [&results, i](SendResult r) { results[i].set_value(std::move(r)); });
+    }
+    for (int i = 0; i < 20; ++i) {
+      const SendResult r = results[i].get_future().get();
+      EXPECT_FALSE(r.acknowledged) << i;
+      EXPECT_EQ(r.error.value_or("").rfind("redis: ", 0), 0u) << i << ": " << r.error.value_or("");
+    }
+  }
+  server.join();
+  close(listener);
 }
 
 TEST(RedisTransportTest, AStoppedRedisIsAnErrorAndTheConnectionIsMadeAgainAfterItComesBack) {

@@ -299,11 +299,16 @@ class NatsSession final : public BrokerSession {
   }
 
  private:
+  // The connection goes first: its destroy joins libnats's reader thread. libnats 3.4's
+  // reader looks a subscription up and locks it without holding a reference (mended in
+  // 3.6), so a subscription destroyed while the reader runs is read after it is freed,
+  // which a server that keeps sending made happen. Ours is the last reference once the
+  // reader has stopped.
   void Close() {
-    if (sub_ != nullptr) natsSubscription_Destroy(sub_);
-    sub_ = nullptr;
     if (nc_ != nullptr) natsConnection_Destroy(nc_);
     nc_ = nullptr;
+    if (sub_ != nullptr) natsSubscription_Destroy(sub_);
+    sub_ = nullptr;
   }
 
   void AnswerAll(const SendResult& result, Answers& answers) {

@@ -22,6 +22,7 @@
 #include "net/address.h"
 #include "net/broker_url.h"
 #include "net/resolver.h"
+#include "worker/socket_watchdog.h"
 
 namespace webhookd {
 
@@ -30,6 +31,10 @@ namespace {
 constexpr amqp_channel_t kChannel = 1;
 constexpr int kFrameMax = 131072;  // librabbitmq's default
 constexpr uint8_t kPersistent = 2;
+// How far past its own deadline a call into librabbitmq may run before the watchdog shuts
+// its socket down: the library's deadlines do not hold against a broker that keeps sending.
+constexpr auto kOverrun = std::chrono::seconds(1);
+constexpr std::string_view kHeld = "amqp: the broker held the connection past the attempt timeout";
 
 timeval ToTimeval(Duration d) {
   const auto us =
@@ -223,6 +228,9 @@ class AmqpSession final : public BrokerSession {
     if (conn_ != nullptr) {
       timeval tv{1, 0};
       amqp_set_rpc_timeout(conn_, &tv);
+      SocketWatchdog::Armed armed(
+          watchdog_, amqp_get_sockfd(conn_),
+          std::chrono::steady_clock::now() + std::chrono::seconds(1) + kOverrun);
       amqp_connection_close(conn_, AMQP_REPLY_SUCCESS);
     }
     Close();
@@ -254,8 +262,7 @@ class AmqpSession final : public BrokerSession {
     }
     const std::string id = HeaderValue(out.headers, "webhook-id").value_or("");
     if (const int status = Publish(out, id, exchange, *routing_key); status != AMQP_STATUS_OK) {
-      answers.push_back(
-          {ticket, Lost("amqp: " + std::string(amqp_error_string2(status)), false, answers)});
+      answers.push_back({ticket, Lost(Words(status), watchdog_.Fired(), answers)});
       return;
     }
     pending_.emplace(next_tag_++, Pending{ticket, id, exchange, *routing_key, std::nullopt});
@@ -266,6 +273,7 @@ class AmqpSession final : public BrokerSession {
       std::this_thread::sleep_until(until);  // nothing of ours in flight: cannot happen
       return;
     }
+    SocketWatchdog::Armed armed(watchdog_, amqp_get_sockfd(conn_), until + kOverrun);
     // The first frame is waited for; those already sent after it are read without waiting.
     timeval tv =
         ToTimeval(std::chrono::duration_cast<Duration>(until - std::chrono::steady_clock::now()));
@@ -274,7 +282,7 @@ class AmqpSession final : public BrokerSession {
       const int status = amqp_simple_wait_frame_noblock(conn_, &frame, &tv);
       if (status == AMQP_STATUS_TIMEOUT) return;
       if (status != AMQP_STATUS_OK) {
-        Lost("amqp: " + std::string(amqp_error_string2(status)), false, answers);
+        Lost(Words(status), watchdog_.Fired(), answers);
         return;
       }
       Handle(frame, answers);
@@ -293,7 +301,16 @@ class AmqpSession final : public BrokerSession {
   }
 
  private:
+  // The words for a failed call: the library's, unless the watchdog ended it.
+  std::string Words(int status) {
+    return watchdog_.Fired() ? std::string(kHeld)
+                             : "amqp: " + std::string(amqp_error_string2(status));
+  }
+
+  // The watchdog is disarmed first: the socket it would shut down is closed here, and its
+  // number may be another's a moment later.
   void Close() {
+    watchdog_.Disarm();
     if (conn_ != nullptr) amqp_destroy_connection(conn_);
     conn_ = nullptr;
     channel_open_ = false;
@@ -356,9 +373,16 @@ class AmqpSession final : public BrokerSession {
     const std::string username = anonymous ? "guest" : broker.username.value_or("");
     const std::string password = anonymous ? "guest" : broker.password.value_or("");
     const std::string vhost = DecodeVhost(url.path);
-    const amqp_rpc_reply_t login =
-        amqp_login(conn_, vhost.c_str(), 0, kFrameMax, /*heartbeat=*/0, AMQP_SASL_METHOD_PLAIN,
-                   username.c_str(), password.c_str());
+    amqp_rpc_reply_t login{};
+    {
+      // The handshake's deadline and then the RPC's.
+      SocketWatchdog::Armed armed(
+          watchdog_, amqp_get_sockfd(conn_),
+          std::chrono::steady_clock::now() + 2 * options_.attempt_timeout + kOverrun);
+      login = amqp_login(conn_, vhost.c_str(), 0, kFrameMax, /*heartbeat=*/0,
+                         AMQP_SASL_METHOD_PLAIN, username.c_str(), password.c_str());
+    }
+    if (watchdog_.Fired()) return Lost(std::string(kHeld), true, answers);
     if (login.reply_type != AMQP_RESPONSE_NORMAL) {
       return Lost("amqp: login: " + RpcError(login), TimedOut(login), answers);
     }
@@ -369,12 +393,20 @@ class AmqpSession final : public BrokerSession {
 
   // The channel's confirm mode is what makes a basic.ack mean the broker took the message.
   std::optional<SendResult> OpenChannel(Answers& answers) {
-    amqp_channel_open(conn_, kChannel);
-    amqp_rpc_reply_t reply = amqp_get_rpc_reply(conn_);
-    if (reply.reply_type == AMQP_RESPONSE_NORMAL) {
-      amqp_confirm_select(conn_, kChannel);
+    amqp_rpc_reply_t reply{};
+    {
+      // Two RPCs, each with its deadline.
+      SocketWatchdog::Armed armed(
+          watchdog_, amqp_get_sockfd(conn_),
+          std::chrono::steady_clock::now() + 2 * options_.attempt_timeout + kOverrun);
+      amqp_channel_open(conn_, kChannel);
       reply = amqp_get_rpc_reply(conn_);
+      if (reply.reply_type == AMQP_RESPONSE_NORMAL) {
+        amqp_confirm_select(conn_, kChannel);
+        reply = amqp_get_rpc_reply(conn_);
+      }
     }
+    if (watchdog_.Fired()) return Lost(std::string(kHeld), true, answers);
     if (reply.reply_type != AMQP_RESPONSE_NORMAL) {
       return Lost("amqp: opening a channel: " + RpcError(reply), TimedOut(reply), answers);
     }
@@ -398,6 +430,10 @@ class AmqpSession final : public BrokerSession {
       props._flags |= AMQP_BASIC_MESSAGE_ID_FLAG;
       props.message_id = Bytes(id);
     }
+    // librabbitmq writes with no deadline: a broker that stops reading would hold it.
+    SocketWatchdog::Armed armed(
+        watchdog_, amqp_get_sockfd(conn_),
+        std::chrono::steady_clock::now() + options_.attempt_timeout + kOverrun);
     return amqp_basic_publish(conn_, kChannel, Bytes(exchange), Bytes(routing_key),
                               /*mandatory=*/1, /*immediate=*/0, &props, Bytes(out.body));
   }
@@ -510,6 +546,8 @@ class AmqpSession final : public BrokerSession {
   uint64_t next_tag_ = 1;  // the channel's next delivery tag, counted as the broker does
   std::map<uint64_t, Pending> pending_;  // by delivery tag
   std::optional<Return> return_;
+  // Last, so that its thread is joined before the connection goes.
+  SocketWatchdog watchdog_;
 };
 
 }  // namespace

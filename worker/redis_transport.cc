@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/log.h"
@@ -21,6 +22,32 @@ namespace {
 timeval ToTimeval(Duration d) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
   return timeval{static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)};
+}
+
+// The most of an answer that is read: XADD answers with an entry id or an error, AUTH
+// and SELECT with OK or an error. hiredis 0.14 buffers whatever length a bulk string
+// announces, so a broker could otherwise make the process hold gigabytes.
+constexpr size_t kMaxAnswer = size_t{64} * 1024;
+
+// Set on the connection's thread, the only one that reads its replies, when an array was
+// refused (RefuseArray).
+thread_local bool array_refused = false;
+
+// None of those commands answers with an array, and hiredis 0.14 allocates room for as
+// many elements as an array announces: one is refused before anything is allocated.
+void* RefuseArray(const redisReadTask*, int) {
+  array_refused = true;
+  return nullptr;  // the reader's error
+}
+
+// hiredis's reply functions, with RefuseArray; every context starts with the same ones.
+redisReplyObjectFunctions* WithoutArrays(const redisReplyObjectFunctions* defaults) {
+  static redisReplyObjectFunctions functions = [defaults] {
+    redisReplyObjectFunctions f = *defaults;
+    f.createArray = RefuseArray;
+    return f;
+  }();
+  return &functions;
 }
 
 // A reply, freed with its scope.
@@ -122,15 +149,13 @@ class RedisSession final : public BrokerSession {
       return;
     }
     if (ReadReplies(answers) || ctx_ == nullptr) return;  // some were read already
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        until - std::chrono::steady_clock::now());
-    pollfd fd{ctx_->fd, POLLIN, 0};
-    if (poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) <= 0) return;
+    if (!Readable(until)) return;
     if (redisBufferRead(ctx_) != REDIS_OK) {
       Lost("redis: " + std::string(ctx_->errstr), false, answers);
       return;
     }
     ReadReplies(answers);
+    if (ctx_ != nullptr && Overlong()) Lost(std::string(kOverlong), false, answers);
   }
 
   // A Redis that answers nothing within the attempt timeout is taken for lost.
@@ -139,6 +164,25 @@ class RedisSession final : public BrokerSession {
   }
 
  private:
+  static constexpr std::string_view kOverlong = "redis: an answer longer than 64 KiB";
+
+  // Whether the socket has something to read by `until`.
+  bool Readable(std::chrono::steady_clock::time_point until) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    pollfd fd{ctx_->fd, POLLIN, 0};
+    return poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) > 0;
+  }
+
+  // Whether the answer being read is past kMaxAnswer.
+  bool Overlong() const { return ctx_->reader->len - ctx_->reader->pos > kMaxAnswer; }
+
+  // The words for a reply the reader could not read.
+  std::string ReadError() const {
+    if (std::exchange(array_refused, false)) return "redis: an answer with an array";
+    return "redis: " + std::string(ctx_->errstr);
+  }
+
   void Close() {
     if (ctx_ != nullptr) redisFree(ctx_);
     ctx_ = nullptr;
@@ -160,7 +204,7 @@ class RedisSession final : public BrokerSession {
     while (!pending_.empty()) {
       void* raw = nullptr;
       if (redisGetReplyFromReader(ctx_, &raw) != REDIS_OK) {
-        Lost("redis: " + std::string(ctx_->errstr), false, answers);
+        Lost(ReadError(), false, answers);
         return true;
       }
       if (raw == nullptr) break;
@@ -193,6 +237,7 @@ class RedisSession final : public BrokerSession {
     }
     if (ctx_ == nullptr) return Lost(error, false, answers);
     redisSetTimeout(ctx_, tv);
+    ctx_->reader->fn = WithoutArrays(ctx_->reader->fn);
     if (broker.password) {
       std::vector<const char*> argv = {"AUTH"};
       std::vector<size_t> lens = {4};
@@ -214,17 +259,38 @@ class RedisSession final : public BrokerSession {
   }
 
   // A command, before anything is in flight, whose answer is only OK or an error; nullopt
-  // when OK.
+  // when OK. Its answer is read as XADD's are, within the attempt timeout and kMaxAnswer
+  // (hiredis's own reading has neither).
   std::optional<SendResult> Command(std::vector<const char*> argv, const std::vector<size_t>& lens,
                                     std::string_view what, Answers& answers) {
-    Reply reply{static_cast<redisReply*>(
-        redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()))};
-    if (reply.r == nullptr) return Lost("redis: " + std::string(ctx_->errstr), false, answers);
-    if (reply.r->type == REDIS_REPLY_ERROR) {
-      return Lost("redis: " + std::string(what) + ": " + std::string(reply.r->str, reply.r->len),
-                  false, answers);
+    if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+        REDIS_OK) {
+      return Lost("redis: " + std::string(ctx_->errstr), false, answers);
     }
-    return std::nullopt;
+    for (int written = 0; written == 0;) {
+      if (redisBufferWrite(ctx_, &written) != REDIS_OK) {
+        return Lost("redis: " + std::string(ctx_->errstr), false, answers);
+      }
+    }
+    const auto until = std::chrono::steady_clock::now() + options_.attempt_timeout;
+    for (;;) {
+      void* raw = nullptr;
+      if (redisGetReplyFromReader(ctx_, &raw) != REDIS_OK) return Lost(ReadError(), false, answers);
+      if (raw != nullptr) {
+        Reply reply{static_cast<redisReply*>(raw)};
+        if (reply.r->type != REDIS_REPLY_ERROR) return std::nullopt;
+        return Lost("redis: " + std::string(what) + ": " + std::string(reply.r->str, reply.r->len),
+                    false, answers);
+      }
+      if (Overlong()) return Lost(std::string(kOverlong), false, answers);
+      if (!Readable(until)) {
+        return Lost("redis: no answer to " + std::string(what) + " within the attempt timeout",
+                    /*timed_out=*/true, answers);
+      }
+      if (redisBufferRead(ctx_) != REDIS_OK) {
+        return Lost("redis: " + std::string(ctx_->errstr), false, answers);
+      }
+    }
   }
 
   const BrokerOptions& options_;

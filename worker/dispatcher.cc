@@ -507,7 +507,7 @@ void Dispatcher::Ended() {
   }
   // The last send a waiting recorder waits for has ended: it writes its outcomes now.
   // Notified under its lock, so a recorder between its check and its wait is not missed.
-  if (ended == flush_at_.load()) {
+  if (ended == records_wave_.load()) {
     std::lock_guard records_lock(records_mu_);
     records_cv_.notify_all();
   }
@@ -539,11 +539,9 @@ void Dispatcher::RecordLoop() {
       // them too. One key's drain went from 230 to ~500 deliveries/s. A missed wake-up
       // costs only the patience.
       if (static_cast<int>(records_.size()) < options_.flush_batch && !records_closed_) {
-        const int64_t wave = records_wave_;
-        flush_at_ = wave;
         records_cv_.wait_for(lock, options_.flush_interval, [&] {
           return static_cast<int>(records_.size()) >= options_.flush_batch || records_closed_ ||
-                 sends_ended_.load() >= wave;
+                 sends_ended_.load() >= records_wave_.load();
         });
       }
       const auto take = static_cast<std::ptrdiff_t>(std::min<size_t>(records_.size(), 1024));

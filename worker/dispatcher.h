@@ -134,11 +134,9 @@ class Dispatcher {
   std::atomic<bool> slots_full_{false};
   // Sends started and ended, ever: the difference is what is in flight. A recorder waits
   // for more outcomes only until the sends started before its batch's first outcome
-  // arrived have ended (flush_at_: the count it waits for, the latest recorder's when two
-  // wait).
+  // arrived have ended (records_wave_).
   std::atomic<int64_t> sends_started_{0};
   std::atomic<int64_t> sends_ended_{0};
-  std::atomic<int64_t> flush_at_{0};
 
   // The claim loop sleeps here; notifications, freed slots and Stop() wake it (woken_),
   // and so do written outcomes (recheck_), which may or may not have made work due.
@@ -156,7 +154,10 @@ class Dispatcher {
   std::mutex records_mu_;
   std::condition_variable records_cv_;
   std::vector<AttemptRecord> records_;
-  int64_t records_wave_ = 0;  // sends_started_ when the first of records_ arrived
+  // sends_started_ when the first of records_ arrived. Written under records_mu_; atomic
+  // for Ended, which reads it without. Every waiting recorder reads it afresh: one woken
+  // late for a batch another took must not take the next batch early.
+  std::atomic<int64_t> records_wave_{0};
   bool records_closed_ = false;
 
   std::thread listener_;

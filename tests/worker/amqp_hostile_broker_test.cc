@@ -213,7 +213,11 @@ TEST(AmqpHostileBrokerTest, HeartbeatsWithoutEndAtTheLoginEndTheConnectionAtItsD
     const SendResult r = SendAndWait(transport, Message(broker.url()));
     EXPECT_FALSE(r.acknowledged);
     ASSERT_TRUE(r.error);
-    EXPECT_EQ(*r.error, "amqp: the broker held the connection past the attempt timeout");
+    // The watchdog's words; or, when the flood paused long enough for librabbitmq to look
+    // at its deadline (a loaded machine), the library's own.
+    EXPECT_TRUE(*r.error == "amqp: the broker held the connection past the attempt timeout" ||
+                r.error->find("timed out") != std::string::npos)
+        << *r.error;
     EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - started, 6s) << "the transport's end waited";

@@ -135,12 +135,15 @@ class HeartbeatFlooder {
     std::string flood;
     for (int i = 0; i < 1024; ++i) flood += kHeartbeat;
     const auto end = std::chrono::steady_clock::now() + 10s;
+    size_t at = 0;  // where in `flood` the next send starts: a send cut short by the
+                    // timeout must not leave half a frame
     while (!stop_ && std::chrono::steady_clock::now() < end) {
-      const ssize_t sent = send(fd, flood.data(), flood.size(), MSG_NOSIGNAL);
+      const ssize_t sent = send(fd, flood.data() + at, flood.size() - at, MSG_NOSIGNAL);
       if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
         cut_off_ = true;
         return;
       }
+      if (sent > 0) at = (at + static_cast<size_t>(sent)) % flood.size();
       // The client's writes are read and dropped; its end of the connection is the end.
       char sink[4096];
       ssize_t got = 0;

@@ -228,9 +228,7 @@ class AmqpSession final : public BrokerSession {
     if (conn_ != nullptr) {
       timeval tv{1, 0};
       amqp_set_rpc_timeout(conn_, &tv);
-      SocketWatchdog::Armed armed(
-          watchdog_, amqp_get_sockfd(conn_),
-          std::chrono::steady_clock::now() + std::chrono::seconds(1) + kOverrun);
+      SocketWatchdog::Armed armed = Guard(std::chrono::seconds(1));
       amqp_connection_close(conn_, AMQP_REPLY_SUCCESS);
     }
     Close();
@@ -301,6 +299,12 @@ class AmqpSession final : public BrokerSession {
   }
 
  private:
+  // The watchdog armed for a call that may take `allowed`, and kOverrun more.
+  SocketWatchdog::Armed Guard(Duration allowed) {
+    return SocketWatchdog::Armed(watchdog_, amqp_get_sockfd(conn_),
+                                 std::chrono::steady_clock::now() + allowed + kOverrun);
+  }
+
   // The words for a failed call: the library's, unless the watchdog ended it.
   std::string Words(int status) {
     return watchdog_.Fired() ? std::string(kHeld)
@@ -376,9 +380,7 @@ class AmqpSession final : public BrokerSession {
     amqp_rpc_reply_t login{};
     {
       // The handshake's deadline and then the RPC's.
-      SocketWatchdog::Armed armed(
-          watchdog_, amqp_get_sockfd(conn_),
-          std::chrono::steady_clock::now() + 2 * options_.attempt_timeout + kOverrun);
+      SocketWatchdog::Armed armed = Guard(2 * options_.attempt_timeout);
       login = amqp_login(conn_, vhost.c_str(), 0, kFrameMax, /*heartbeat=*/0,
                          AMQP_SASL_METHOD_PLAIN, username.c_str(), password.c_str());
     }
@@ -396,9 +398,7 @@ class AmqpSession final : public BrokerSession {
     amqp_rpc_reply_t reply{};
     {
       // Two RPCs, each with its deadline.
-      SocketWatchdog::Armed armed(
-          watchdog_, amqp_get_sockfd(conn_),
-          std::chrono::steady_clock::now() + 2 * options_.attempt_timeout + kOverrun);
+      SocketWatchdog::Armed armed = Guard(2 * options_.attempt_timeout);
       amqp_channel_open(conn_, kChannel);
       reply = amqp_get_rpc_reply(conn_);
       if (reply.reply_type == AMQP_RESPONSE_NORMAL) {
@@ -431,9 +431,7 @@ class AmqpSession final : public BrokerSession {
       props.message_id = Bytes(id);
     }
     // librabbitmq writes with no deadline: a broker that stops reading would hold it.
-    SocketWatchdog::Armed armed(
-        watchdog_, amqp_get_sockfd(conn_),
-        std::chrono::steady_clock::now() + options_.attempt_timeout + kOverrun);
+    SocketWatchdog::Armed armed = Guard(options_.attempt_timeout);
     return amqp_basic_publish(conn_, kChannel, Bytes(exchange), Bytes(routing_key),
                               /*mandatory=*/1, /*immediate=*/0, &props, Bytes(out.body));
   }

@@ -92,11 +92,13 @@ BEGIN
   -- looked at (and left alone): it tells that the rate limit held the destination back.
   open AS (
     SELECT r.*, least(r.room, batch, r.allowed + 1, r.share)::int AS want FROM room r),
-  -- A fifo destination offers its keys' heads alone (fifo_due_heads); the others their
-  -- earliest due deliveries.
+  -- A fifo destination offers its keys' heads alone (fifo_due_heads, which reads with this
+  -- statement's snapshot), each with its key and its place in the walk over the keys; the
+  -- others their earliest due deliveries.
   offered AS (
     SELECT c.id, c.next_attempt_at, o.id AS dst, o.mode, o.allowed,
-           row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn
+           row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn,
+           NULL::text AS fifo_key, NULL::int AS walk
       FROM open o CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM delivery_queue d
        WHERE NOT o.fifo AND d.destination_id = o.id AND d.claim_token IS NULL
@@ -104,10 +106,18 @@ BEGIN
        ORDER BY d.destination_id, d.next_attempt_at LIMIT o.want) c
     UNION ALL
     SELECT c.id, c.next_attempt_at, o.id AS dst, o.mode, o.allowed,
-           row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn
+           row_number() OVER (PARTITION BY o.id ORDER BY c.next_attempt_at) AS turn,
+           c.ordering_key, c.walk
       FROM open o CROSS JOIN LATERAL
            fifo_due_heads(o.id, o.block, o.want) c
      WHERE o.fifo),
+  -- Each fifo destination's next walk begins after the key of the last head this one
+  -- offered.
+  turned AS (
+    INSERT INTO fifo_turns AS t (destination_id, last_key)
+    SELECT DISTINCT ON (o.dst) o.dst, o.fifo_key FROM offered o
+     WHERE o.walk IS NOT NULL ORDER BY o.dst, o.walk DESC
+        ON CONFLICT (destination_id) DO UPDATE SET last_key = excluded.last_key),
   -- Equal due times are common (one ingest statement stamps a whole group of events, and
   -- each event's deliveries to all its destinations): among them the order is drawn
   -- afresh by each claim's random token, so no destination always comes first.

@@ -5,21 +5,28 @@
 -- it, goes to the last key, wraps to the first and stops at it. What is in flight cannot
 -- stand in for that place: against a fast receiver a claim's deliveries have all
 -- finished by the next claim.
+--
+-- Each head comes with its key and its place in the walk: the claim remembers the last
+-- one's key (fifo_turns) itself. The function is STABLE, so it reads with the claim's own
+-- snapshot. A volatile one took a snapshot of its own, later than the claim's: a retry
+-- written in between was offered as a head while the claim still read the delivery's
+-- attempt count from before it, so the retry was sent under the attempt number it had
+-- already failed with, and its outcome could never be written.
 CREATE OR REPLACE FUNCTION webhookd.fifo_due_heads(dest bigint, block boolean, want integer)
- RETURNS TABLE(id bigint, next_attempt_at timestamp with time zone)
+ RETURNS TABLE(id bigint, next_attempt_at timestamp with time zone, ordering_key text, walk integer)
  LANGUAGE plpgsql
+ STABLE
  SET search_path TO 'webhookd'
 AS $function$
 #variable_conflict use_column
 DECLARE
   start_after text;  -- the walk's first key is the first greater than this one
-  heads bigint[];
-  stopped_at text;  -- the key of the last head this walk took
 BEGIN
   SELECT t.last_key INTO start_after FROM fifo_turns t WHERE t.destination_id = dest;
   -- keys(k, wrapped, n): from the first key after start_after to the last, then (wrapped)
   -- from the first key on, up to start_after; n is the walk's order. None remembered:
   -- every key, in order. Evaluated only as far as the LIMIT needs (0018).
+  RETURN QUERY
   WITH RECURSIVE keys(k, wrapped, n) AS (
     SELECT coalesce(f.k, (SELECT coalesce(x.ordering_key, '') FROM delivery_queue x
                            WHERE x.destination_id = dest AND x.fifo
@@ -47,7 +54,7 @@ BEGIN
      WHERE keys.k IS NOT NULL
        AND (NOT keys.wrapped OR start_after IS NULL OR keys.k < start_after)),
   due AS (
-    SELECT h.id, keys.k, keys.n FROM keys CROSS JOIN LATERAL (
+    SELECT h.id, h.next_attempt_at, keys.k, keys.n FROM keys CROSS JOIN LATERAL (
       SELECT x.id, x.next_attempt_at FROM delivery_queue x
        WHERE x.destination_id = dest AND x.fifo AND coalesce(x.ordering_key, '') = keys.k
          AND x.claim_token IS NULL
@@ -64,15 +71,6 @@ BEGIN
                 AND l.dismissed_at IS NULL AND l.delivery_id < h.id
                 AND coalesce(b.ordering_key, '') = keys.k))
      LIMIT want)
-  SELECT array_agg(due.id), (array_agg(due.k ORDER BY due.n DESC))[1] INTO heads, stopped_at
-    FROM due;
-  IF stopped_at IS NOT NULL THEN
-    INSERT INTO fifo_turns AS t (destination_id, last_key) VALUES (dest, stopped_at)
-      ON CONFLICT (destination_id) DO UPDATE SET last_key = excluded.last_key;
-  END IF;
-  -- Locked like the plain branch's rows; one locked elsewhere waits for the next claim.
-  RETURN QUERY
-  SELECT d.id, d.next_attempt_at FROM delivery_queue d
-   WHERE d.id = ANY (heads) AND d.claim_token IS NULL;
+  SELECT due.id, due.next_attempt_at, due.k, due.n FROM due;
 END
 $function$;

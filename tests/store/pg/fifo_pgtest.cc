@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
 
@@ -223,6 +224,34 @@ TEST_F(FifoPgTest, ALaterDeliveryInFlightHoldsAnEarlierOneThatCommittedAfterIt) 
       "DELETE FROM webhookd.delivery_queue WHERE id = " + N(DeliveryOf(a2, dst)) +
       "; UPDATE webhookd.deliveries SET status = 'succeeded' WHERE id = " + N(DeliveryOf(a2, dst)));
   EXPECT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
+}
+
+TEST_F(FifoPgTest, HeadsAreReadWithTheClaimsSnapshotNotALaterOne) {
+  // The claim reads a head's attempt count in its own snapshot: a retry that became due
+  // after that snapshot was taken must not be offered by a later one, or it goes out
+  // under the attempt number it already failed with and its outcome cannot be written.
+  // A cursor holds a snapshot while what it calls runs later, as a claim's statement
+  // does while another worker writes an outcome.
+  const int64_t dst = Destination();
+  const int64_t a1 = Publish("A");
+  ASSERT_EQ(ClaimEvents(), std::vector<int64_t>{a1});
+  pqxx::connection claim_conn(db_.url());
+  pqxx::work claim(claim_conn);
+  claim.exec("DECLARE heads CURSOR FOR SELECT id FROM webhookd.fifo_due_heads(" + N(dst) +
+             ", false, 10)");
+  // The outcome of a1's first attempt: due again at once.
+  db_.Exec(
+      "UPDATE webhookd.delivery_queue SET claim_token = NULL, lease_until = NULL,"
+      " next_attempt_at = now() - interval '1 second' WHERE id = " +
+      N(DeliveryOf(a1, dst)) +
+      "; UPDATE webhookd.deliveries SET attempt_count = 1 WHERE id = " + N(DeliveryOf(a1, dst)));
+  EXPECT_EQ(claim.exec("FETCH ALL FROM heads").size(), 0u)
+      << "a head the claim's snapshot has in flight";
+  claim.abort();
+  std::vector<ClaimedDelivery> again;
+  EXPECT_EQ(ClaimEvents(100, &again), std::vector<int64_t>{a1});
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempt_count, 1);
 }
 
 TEST_F(FifoPgTest, KeysTakeTurnsFromWhereTheLastClaimStopped) {

@@ -48,7 +48,8 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
   EXPECT_THAT(
       applied->versions,
       ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
-                             "0037_queue_counts", "0038_history_days", "0039_broker_destinations"));
+                             "0037_queue_counts", "0038_history_days", "0039_broker_destinations",
+                             "0040_fifo_heads_with_their_keys"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.

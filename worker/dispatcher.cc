@@ -524,6 +524,34 @@ AttemptRecord Dispatcher::Skip(const ClaimedDelivery& d) {
   return rec;
 }
 
+Result<RecordedOutcomes> Dispatcher::WriteOutcomes(std::span<const AttemptRecord> batch) {
+  auto written = queue_.RecordOutcomes(batch, options_.protection);
+  if (written || written.error().kind == ErrorKind::kUnavailable) return written;
+  // The database refused the statement itself. Kept and retried, one record it can never
+  // take (an attempt number written twice, once a claim read a stale attempt count)
+  // failed every batch it was in, and each delivery in them waited for its lease and was
+  // sent again. Alone, the others are written; a record refused alone is dropped, and its
+  // delivery goes again when its lease runs out. Writing a record twice changes nothing
+  // (its claim token no longer matches), so a connection lost midway retries the batch.
+  RecordedOutcomes all;
+  for (const AttemptRecord& r : batch) {
+    auto one = queue_.RecordOutcomes({&r, 1}, options_.protection);
+    if (!one && one.error().kind == ErrorKind::kUnavailable) return one;
+    if (!one) {
+      Log(LogLevel::kError,
+          "an outcome the database refused was dropped; the delivery goes again after its lease",
+          {{"delivery_id", FormatId(kDeliveryPrefix, r.delivery_id)},
+           {"attempt", r.attempt_number},
+           {"error", one.error().message}});
+      continue;
+    }
+    all.applied.insert(all.applied.end(), one->applied.begin(), one->applied.end());
+    all.circuits_opened += one->circuits_opened;
+    all.circuits_closed += one->circuits_closed;
+  }
+  return all;
+}
+
 void Dispatcher::RecordLoop() {
   std::vector<AttemptRecord> batch;
   Duration delay = kFirstBackoff;
@@ -549,7 +577,7 @@ void Dispatcher::RecordLoop() {
       records_.erase(records_.begin(), records_.begin() + take);
     }
     if (batch.empty()) continue;
-    auto written = queue_.RecordOutcomes(batch, options_.protection);
+    auto written = WriteOutcomes(batch);
     if (!written) {
       // Keep the outcomes and retry: a lease that runs out meanwhile makes them stale
       // (the claim token no longer matches) and the delivery is simply sent again.

@@ -4,11 +4,13 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
 #include "base/clock.h"
 #include "base/random.h"
+#include "base/result.h"
 #include "core/retry_policy.h"
 #include "core/trace_context.h"
 #include "store/delivery_queue.h"
@@ -81,6 +83,9 @@ class Dispatcher {
 
   void ListenLoop();
   void RecordLoop();
+  // Writes a batch of outcomes. When the database refuses the statement (not the
+  // connection), each record is written alone, and one refused alone is dropped.
+  Result<RecordedOutcomes> WriteOutcomes(std::span<const AttemptRecord> batch);
   // The claim loop: claims what is due while there are free slots, sleeps otherwise.
   void ClaimLoop();
   // After the claim loop ends: hands back what has not started, waits for the sends in

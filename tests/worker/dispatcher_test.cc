@@ -62,6 +62,10 @@ class FakeQueue final : public DeliveryQueue {
   int unrecorded_cap = 0;
   Duration record_delay{0};   // each RecordOutcomes waits this long before it records
   int record_statements = 0;  // RecordOutcomes calls
+  // A batch holding one of these delivery ids is refused whole, as PostgreSQL refuses a
+  // statement, and counted.
+  std::vector<int64_t> refused;
+  int refusals = 0;
 
   void Add(ClaimedDelivery d) {
     std::lock_guard lock(mu);
@@ -103,6 +107,12 @@ class FakeQueue final : public DeliveryQueue {
     std::this_thread::sleep_for(record_delay);
     {
       std::lock_guard lock(mu);
+      if (std::any_of(batch.begin(), batch.end(), [&](const AttemptRecord& r) {
+            return std::find(refused.begin(), refused.end(), r.delivery_id) != refused.end();
+          })) {
+        ++refusals;
+        return Fail(ErrorKind::kInternal, "duplicate key value violates unique constraint");
+      }
       ++record_statements;
       protection = settings;
       for (const AttemptRecord& r : batch) {
@@ -590,6 +600,37 @@ TEST(DispatcherTest, OutcomesWaitForTheSendsRunningWhenTheFirstArrivedAndNoLonge
   sender.Release(1);
   EXPECT_TRUE(store.WaitForRecords(5));
   run.Stop();
+}
+
+TEST(DispatcherTest, AnOutcomeTheDatabaseRefusesHoldsUpNoOther) {
+  // Retried whole, a batch with one record the database can never take failed until the
+  // leases of all its deliveries ran out, and each of them was sent again.
+  FakeQueue store;
+  store.refused = {2};
+  FakeSender sender;
+  sender.SetOpen(false);
+  FakeClock clock;
+  FakeRandom random({0.5});
+  for (int64_t id = 1; id <= 3; ++id) store.Add(Delivery(id));
+  Dispatcher::Options options = FastOptions();
+  options.flush_interval = 1h;  // the three outcomes are one batch
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, options);
+  Running run(dispatcher);
+  struct Opened {
+    FakeSender& sender;
+    ~Opened() { sender.SetOpen(true); }
+  } opened{sender};
+  ASSERT_TRUE(sender.WaitForStarted(3));
+  sender.SetOpen(true);
+  ASSERT_TRUE(store.WaitForRecords(2));
+  std::this_thread::sleep_for(200ms);
+  run.Stop();
+  std::lock_guard lock(store.mu);
+  std::vector<int64_t> written;
+  for (const AttemptRecord& r : store.records) written.push_back(r.delivery_id);
+  EXPECT_EQ(written, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(store.refusals, 2) << "the batch, then the record alone: never again";
+  EXPECT_EQ(store.record_statements, 2);
 }
 
 TEST(DispatcherTest, AnEndedSendThatFreesNothingDueCostsNoClaim) {

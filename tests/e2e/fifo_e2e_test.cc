@@ -8,8 +8,11 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <sstream>
+#include <string>
 #include <vector>
 
+#include "tests/testing/process.h"
 #include "tests/testing/receiver.h"
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"
@@ -97,8 +100,9 @@ TEST_F(FifoE2eTest, EachKeysEventsArriveOneAtATimeInOrderAcrossRetries) {
   const bool all_arrived = WaitUntil(
       [&] {
         std::lock_guard lock(mu);
+        // At least: an event delivered twice is shown below, by its key's sequence.
         return std::count_if(arrivals.begin(), arrivals.end(),
-                             [](const Arrival& a) { return a.ok; }) == kKeys * kPerKey;
+                             [](const Arrival& a) { return a.ok; }) >= kKeys * kPerKey;
       },
       90s);
   std::lock_guard lock(mu);
@@ -108,8 +112,18 @@ TEST_F(FifoE2eTest, EachKeysEventsArriveOneAtATimeInOrderAcrossRetries) {
     for (const Arrival& a : arrivals) {
       got += a.key + "#" + std::to_string(a.seq) + (a.ok ? " " : "(500) ");
     }
+    // What webhookd warned of, too: the recorders' refusals explained the last failure.
+    std::string warnings;
+    std::istringstream log(ReadFile(webhookd_.log_path()));
+    for (std::string line; std::getline(log, line);) {
+      if (line.find(R"("level":"debug")") == std::string::npos &&
+          line.find(R"("level":"info")") == std::string::npos)
+        warnings += line.substr(0, 300) + "\n";
+    }
     ADD_FAILURE() << "not every event arrived; arrivals: " << got << "\nqueue: "
-                  << webhookd_.Call("GET", "/v1/deliveries?status=pending&limit=100").body;
+                  << webhookd_.Call("GET", "/v1/deliveries?status=pending&limit=100").body
+                  << "\nwebhookd's warnings:\n"
+                  << warnings;
     return;
   }
   EXPECT_EQ(overlaps.load(), 0) << "two requests of one key at once";

@@ -23,13 +23,14 @@ from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
         "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy,
-        "retention": retention, "brokers": brokers}
+        "retention": retention, "brokers": brokers, "fifo": fifo}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
 Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
        (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
-        peer, costs, privacy, retention, brokers; --profile DIR goes with --only costs)
+        peer, costs, privacy, retention, brokers, fifo; --profile DIR goes with --only
+        costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -80,7 +81,7 @@ HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protecti
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
     only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
-                                      costs, privacy, retention, brokers))
+                                      costs, privacy, retention, brokers, fifo))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 

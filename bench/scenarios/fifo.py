@@ -14,6 +14,8 @@ HELP = """\
                           one key's rate, bounded by a round trip and a commit each
 """
 
+ONLY = "--only fifo measures fifo_keys_ratio and fifo_one_key_per_s alone the same way."
+
 
 def fifo(b, n: int, ordering: str, keys: int) -> str:
     """The drain of N deliveries over KEYS keys to one destination; its rate."""

@@ -3,10 +3,13 @@
 #include <nats/nats.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <condition_variable>
+#include <cstdlib>
 #include <expected>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -108,6 +111,31 @@ struct OptionsDeleter {
 };
 using NatsOptions = std::unique_ptr<natsOptions, OptionsDeleter>;
 
+// The abandoned connects' threads against the process's exit. libssl registers
+// OpenSSL's exit handler when it loads, before anything of ours; the one registered here
+// runs before it (atexit handlers run in reverse) and, under the lock, marks the exit: a
+// thread that frees a connect's TLS context after that crashed on OpenSSL's freed locks
+// (under ThreadSanitizer, 1 run in 4 of the stalled-handshake test), so from then on it
+// frees nothing and the process's end takes it all.
+struct ConnectThreads {
+  std::mutex mu;
+  bool exiting = false;  // guarded by mu
+  std::atomic<int> running{0};
+
+  static ConnectThreads& Get() {
+    // Never destroyed: a detached thread may use it while the process exits.
+    static auto* threads = [] {
+      auto* t = new ConnectThreads;
+      std::atexit([] {
+        std::lock_guard lock(Get().mu);
+        Get().exiting = true;
+      });
+      return t;
+    }();
+    return *threads;
+  }
+};
+
 // One natsConnection_Connect, on a thread of its own. libnats 3.4.1 does a TLS handshake
 // (tls://, or a nats:// server that asks for TLS) on a blocking socket with no deadline:
 // a server that stalls there would hold the connection's thread, every message queued
@@ -127,16 +155,27 @@ struct ConnectAttempt {
   static std::shared_ptr<ConnectAttempt> Start(NatsOptions options) {
     auto attempt = std::make_shared<ConnectAttempt>();
     attempt->options = std::move(options);
-    std::thread([attempt] {
+    ConnectThreads& threads = ConnectThreads::Get();
+    ++threads.running;
+    std::thread([attempt, &threads] {
       natsConnection* nc = nullptr;
       const natsStatus status = natsConnection_Connect(&nc, attempt->options.get());
       const std::string words = status == NATS_OK ? "" : Words(status);
-      std::lock_guard lock(attempt->mu);
+      std::unique_lock lock(attempt->mu);
       if (attempt->abandoned) {
-        if (nc != nullptr) natsConnection_Destroy(nc);
+        // The last owner: what it holds is freed here, unless the process is exiting.
+        std::lock_guard exit_lock(threads.mu);
+        if (!threads.exiting) {
+          if (nc != nullptr) natsConnection_Destroy(nc);
+          attempt->options.reset();
+        } else {
+          static_cast<void>(attempt->options.release());
+        }
         attempt->finished = true;
+        --threads.running;
         return;
       }
+      --threads.running;
       attempt->nc = status == NATS_OK ? nc : nullptr;
       attempt->status = status;
       attempt->words = words;
@@ -488,5 +527,7 @@ NatsTransport::NatsTransport(Options options)
     : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
         return std::make_unique<NatsSession>(o, r);
       }) {}
+
+int NatsTransport::AbandonedConnects() { return ConnectThreads::Get().running.load(); }
 
 }  // namespace webhookd

@@ -31,8 +31,10 @@ namespace webhookd {
 // responders" answer names no request).
 //
 // Threads: besides the connection's own (worker/broker_connections.h), each connect runs
-// on a detached thread (see above), one at most per connection. libnats adds threads of
-// its own: per connection a reader and a flusher, which natsConnection_Destroy joins
+// on a detached thread (see above), one at most per connection. Once the process
+// begins to exit, such a thread frees nothing more: OpenSSL's exit handler (registered
+// when libssl loads) frees its locks, and a TLS context freed after it crashed. libnats adds
+// threads of its own: per connection a reader and a flusher, which natsConnection_Destroy joins
 // (each connection is destroyed by its thread before it ends, so none outlives the
 // transport); and, once per process, its timer and callback threads, which live until
 // the process ends (nats_Close is never called: other users of libnats may remain). The
@@ -42,6 +44,10 @@ namespace webhookd {
 class NatsTransport final : public BrokerConnections {
  public:
   explicit NatsTransport(Options options);
+
+  // Connects abandoned at their deadline whose threads still wait on a server, in the
+  // whole process: a test waits for them to end before the process does.
+  static int AbandonedConnects();
 };
 
 }  // namespace webhookd

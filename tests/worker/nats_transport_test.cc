@@ -335,13 +335,14 @@ TEST(NatsTransportTest, AHungServerTimesOutAndHoldsUpNoOtherDestination) {
 // without end, so the attempt ends at its deadline, the next ones fail at once without a
 // second thread, and the transport is destroyed without waiting for the server.
 TEST(NatsTransportTest, AHandshakeThatStallsEndsAtTheDeadlineAndHoldsUpNothing) {
-  testing::RawListener stalls("127.0.0.1", 0, [](testing::RawConnection& c) {
-    c.Write(R"(INFO {"server_id":"x","version":"2.9.10","proto":1,"headers":true,)"
-            R"("max_payload":1048576,"tls_required":true})"
-            "\r\n");
-    c.WaitForPeerClose();
-  });
-  const std::string url = "tls://127.0.0.1:" + std::to_string(stalls.port());
+  auto stalls =
+      std::make_unique<testing::RawListener>("127.0.0.1", 0, [](testing::RawConnection& c) {
+        c.Write(R"(INFO {"server_id":"x","version":"2.9.10","proto":1,"headers":true,)"
+                R"("max_payload":1048576,"tls_required":true})"
+                "\r\n");
+        c.WaitForPeerClose();
+      });
+  const std::string url = "tls://127.0.0.1:" + std::to_string(stalls->port());
   NatsServer healthy;
   ASSERT_TRUE(healthy.AddStream("WEBHOOKS", {"webhooks.>"}));
   const auto started = std::chrono::steady_clock::now();
@@ -357,9 +358,14 @@ TEST(NatsTransportTest, AHandshakeThatStallsEndsAtTheDeadlineAndHoldsUpNothing) 
     std::this_thread::sleep_for(200ms);
     const SendResult again = SendAndWait(transport, Message(url, "evt_3"));
     EXPECT_FALSE(again.acknowledged);
-    EXPECT_EQ(stalls.accepted(), 1);
+    EXPECT_EQ(stalls->accepted(), 1);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - started, 8s);
+  EXPECT_EQ(NatsTransport::AbandonedConnects(), 1) << "the connect still waits on the server";
+  // The server lets go: the abandoned connect ends, here rather than while the process
+  // exits.
+  stalls.reset();
+  EXPECT_TRUE(testing::WaitUntil([] { return NatsTransport::AbandonedConnects() == 0; }, 10s));
 }
 
 TEST(NatsTransportTest, TheMessagesOfOneConnectionAreSentInStartOrder) {

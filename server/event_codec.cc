@@ -134,6 +134,7 @@ Json ReceiptJson(const Event& e) {
   return {{"id", FormatId(kEventPrefix, e.id)},
           {"type", e.type},
           {"created_at", FormatRfc3339(e.created_at)},
+          {"ordering_key", OrNull(e.ordering_key)},
           {"deliveries", std::move(deliveries)}};
 }
 

@@ -44,6 +44,9 @@ struct Config {
   int max_destinations_per_tenant = 1000;
   // Connections one client address may hold open at once; more are closed on accept.
   int max_connections_per_client = 256;
+  // WEBHOOKD_MAX_BROKER_CONNECTIONS: broker connections a worker keeps open at once, all
+  // tenants together (each tenant at most 16 of them).
+  int max_broker_connections = 256;
   bool allow_private_destinations = false;
   // WEBHOOKD_EGRESS_PROXY: "http://host:port" every attempt tunnels through; empty: none.
   std::string egress_proxy;

@@ -59,7 +59,7 @@ Result<std::vector<IpAddress>> GetAddrInfo(const std::string& host) {
 
 // What a lookup's thread and its caller share; the caller may have gone by the time the
 // thread writes.
-struct Lookup {
+struct PendingLookup {
   std::mutex mu;
   std::condition_variable done_cv;
   std::optional<Result<std::vector<IpAddress>>> result;
@@ -67,24 +67,31 @@ struct Lookup {
 
 }  // namespace
 
-SystemResolver::SystemResolver(Duration deadline, int max_pending)
+SystemResolver::SystemResolver(Duration deadline, int max_pending, Lookup lookup)
     : deadline_(deadline),
       max_pending_(max_pending),
+      lookup_(lookup ? std::move(lookup) : Lookup(GetAddrInfo)),
       pending_(std::make_shared<std::atomic<int>>(0)) {}
 
 Result<std::vector<IpAddress>> SystemResolver::Resolve(const std::string& host) {
+  return ResolveHolding(host, nullptr);
+}
+
+Result<std::vector<IpAddress>> SystemResolver::ResolveHolding(const std::string& host,
+                                                              std::shared_ptr<void> hold) {
   if (pending_->fetch_add(1) >= max_pending_) {
     pending_->fetch_sub(1);
     return Fail(ErrorKind::kUnavailable, "too many name lookups in progress; retry shortly");
   }
-  auto lookup = std::make_shared<Lookup>();
-  std::thread([lookup, pending = pending_, host] {
-    Result<std::vector<IpAddress>> found = GetAddrInfo(host);
+  auto lookup = std::make_shared<PendingLookup>();
+  std::thread([lookup, pending = pending_, host, ask = lookup_, hold = std::move(hold)]() mutable {
+    Result<std::vector<IpAddress>> found = ask(host);
     {
       std::lock_guard lock(lookup->mu);
       lookup->result = std::move(found);
     }
     lookup->done_cv.notify_one();
+    hold.reset();
     pending->fetch_sub(1);
   }).detach();
   std::unique_lock lock(lookup->mu);

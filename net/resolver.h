@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,15 @@ class Resolver {
   virtual ~Resolver() = default;
   // Every address `host` resolves to; kInvalid when the name does not resolve.
   virtual Result<std::vector<IpAddress>> Resolve(const std::string& host) = 0;
+  // As Resolve, keeping `hold` until the lookup itself ends, which may be after Resolve
+  // returns (a lookup given up at its deadline): a caller's share of the lookups
+  // (net/lookup_shares.h) is held with it, so names that never answer use up their own
+  // tenant's share and no one else's.
+  virtual Result<std::vector<IpAddress>> ResolveHolding(const std::string& host,
+                                                        std::shared_ptr<void> hold) {
+    (void)hold;
+    return Resolve(host);
+  }
 };
 
 // getaddrinfo, each lookup on a thread of its own waited for at most `deadline`: a name
@@ -28,12 +38,19 @@ class Resolver {
 // once (kUnavailable), so names that never answer cannot pile up threads.
 class SystemResolver final : public Resolver {
  public:
-  explicit SystemResolver(Duration deadline = std::chrono::seconds(3), int max_pending = 64);
+  // What asks the name server: getaddrinfo unless a test gives one that hangs.
+  using Lookup = std::function<Result<std::vector<IpAddress>>(const std::string& host)>;
+
+  explicit SystemResolver(Duration deadline = std::chrono::seconds(3), int max_pending = 64,
+                          Lookup lookup = nullptr);
   Result<std::vector<IpAddress>> Resolve(const std::string& host) override;
+  Result<std::vector<IpAddress>> ResolveHolding(const std::string& host,
+                                                std::shared_ptr<void> hold) override;
 
  private:
   Duration deadline_;
   int max_pending_;
+  Lookup lookup_;
   std::shared_ptr<std::atomic<int>> pending_;
 };
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <expected>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,7 +12,9 @@
 
 #include "base/clock.h"
 #include "net/broker_url.h"
+#include "net/lookup_shares.h"
 #include "net/resolver.h"
+#include "worker/broker_limits.h"
 #include "worker/sender.h"
 
 namespace webhookd {
@@ -26,6 +29,13 @@ struct BrokerOptions {
   // time would cost a round trip and a write per message. Order is unaffected: the
   // dispatcher sends a fifo key's next message only once the previous one is answered.
   int window = 64;
+  // What every transport of a worker shares; null: the transport makes its own.
+  std::shared_ptr<BrokerLimits> limits;   // the connections open at once
+  std::shared_ptr<LookupShares> lookups;  // each tenant's share of the resolver (8)
+  // When a connection was last used, for idle_timeout; null: the system's clock.
+  Clock* clock = nullptr;
+  // A connection with nothing to send for this long is closed.
+  Duration idle_timeout = std::chrono::minutes(5);
 };
 
 using Ticket = uint64_t;

@@ -278,6 +278,8 @@ void Dispatcher::Start(ClaimedDelivery d) {
   out.url = d.url;
   out.body = DeliveryBody(d);
   out.tls = d.tls;
+  out.tenant = d.tenant_id.value_or("");
+  out.destination_id = d.destination_id;
   const Timestamp started = clock_.Now();
   const auto signature = SignatureHeader(d.secrets, webhook_id, UnixSeconds(started), out.body);
   out.headers = {{"Content-Type", "application/json"},
@@ -415,14 +417,14 @@ void Dispatcher::Finish(const Sending& s, SendResult sent) {
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - s.steady_start);
 
-  if (sent.proxy_unreachable) {
+  if (sent.proxy_unreachable || sent.at_capacity) {
     // The receiver was never asked: the attempt follows the schedule as a skip does, and
-    // neither the destination's circuit nor its cap moves (docs/egress.md).
+    // neither the destination's circuit nor its cap moves (docs/egress.md, docs/brokers.md).
     AttemptRecord rec = Skip(d);
     rec.started_at = started;
     rec.duration_ms = static_cast<int>(elapsed.count());
     rec.error = SanitizeUtf8(sent.error.value_or("egress proxy unreachable"));
-    if (metrics_ != nullptr) metrics_->egress_proxy_failures.Inc();
+    if (metrics_ != nullptr && sent.proxy_unreachable) metrics_->egress_proxy_failures.Inc();
     Record({std::move(rec)});
     Ended();
     return;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,10 @@ struct Outgoing {
   std::optional<DestinationTls> tls = std::nullopt;
   // A broker destination's settings (docs/brokers.md); nullopt for HTTP.
   std::optional<BrokerSettings> broker = std::nullopt;
+  // Whose it is: a broker connection is a tenant's, counted against its share
+  // (worker/broker_limits.h), and a destination's connection whose key changed is closed.
+  std::string tenant;          // "" for none
+  int64_t destination_id = 0;  // 0: not known
 };
 
 struct SendResult {
@@ -32,6 +37,9 @@ struct SendResult {
   // The egress proxy could not be reached (or did not answer in time): the receiver was
   // never asked, so this says nothing about it.
   bool proxy_unreachable = false;
+  // Not sent: webhookd's own limit was reached (its broker connections all in use). The
+  // receiver was never asked, so, as for an unreachable proxy, this says nothing about it.
+  bool at_capacity = false;
 };
 
 // Sends a delivery. Thread-safe.

@@ -284,6 +284,9 @@ Result<Listener> MakeListener(Store& store, ApiPart& api, const Config& config, 
 // destroyed first, so nothing sends through a transport being destroyed.
 struct WorkerPart {
   std::unique_ptr<CurlSender> sender;
+  std::unique_ptr<Resolver> broker_resolver;
+  std::shared_ptr<BrokerLimits> broker_limits;
+  std::shared_ptr<LookupShares> broker_lookups;
   std::unique_ptr<AmqpTransport> amqp;
   std::unique_ptr<NatsTransport> nats;
   std::unique_ptr<RedisTransport> redis;
@@ -292,12 +295,17 @@ struct WorkerPart {
   std::unique_ptr<Dispatcher> dispatcher;
 };
 
-// A broker transport with the settings every one of them takes.
+// A broker transport with the settings every one of them takes, and what they share: the
+// connections open at once (WEBHOOKD_MAX_BROKER_CONNECTIONS, 16 per tenant), one resolver
+// of 64 lookups and each tenant's share of it (8).
 template <typename T>
-std::unique_ptr<T> MakeTransport(const Config& config) {
+std::unique_ptr<T> MakeTransport(const Config& config, WorkerPart& part) {
   typename T::Options options;
   options.attempt_timeout = config.attempt_timeout;
   options.allow_private = config.allow_private_destinations;
+  options.resolver = part.broker_resolver.get();
+  options.limits = part.broker_limits;
+  options.lookups = part.broker_lookups;
   return std::make_unique<T>(options);
 }
 
@@ -310,10 +318,13 @@ WorkerPart MakeWorker(Store& store, Clock& clock, Random& random, const RetryPol
   sender_options.proxy = config.egress_proxy;
   WorkerPart part;
   part.sender = std::make_unique<CurlSender>(sender_options);
-  part.amqp = MakeTransport<AmqpTransport>(config);
-  part.nats = MakeTransport<NatsTransport>(config);
-  part.redis = MakeTransport<RedisTransport>(config);
-  part.kafka = MakeTransport<KafkaTransport>(config);
+  part.broker_resolver = std::make_unique<SystemResolver>(config.attempt_timeout);
+  part.broker_limits = std::make_shared<BrokerLimits>(config.max_broker_connections);
+  part.broker_lookups = std::make_shared<LookupShares>(8);
+  part.amqp = MakeTransport<AmqpTransport>(config, part);
+  part.nats = MakeTransport<NatsTransport>(config, part);
+  part.redis = MakeTransport<RedisTransport>(config, part);
+  part.kafka = MakeTransport<KafkaTransport>(config, part);
   part.router = std::make_unique<TransportRouter>(*part.sender);
   part.router->Add(Transport::kAmqp, *part.amqp);
   part.router->Add(Transport::kNats, *part.nats);

@@ -1,7 +1,8 @@
 // What every broker transport shares (worker/broker_connections.h), with a scripted
 // session standing in for a broker: the window, a message the session will not join,
 // answers reaching their own message once, the attempt timeout, CancelUnstarted and the
-// destructor.
+// destructor; the connections open at once (per tenant and in all), and the closing of
+// idle and superseded connections, their threads joined.
 #include "worker/broker_connections.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,9 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "tests/testing/fakes.h"
+#include "tests/testing/wait.h"
 
 namespace webhookd {
 namespace {
@@ -32,6 +36,7 @@ struct Script {
   Answers to_give;                           // handed out by the next Await
   std::vector<std::vector<Ticket>> expired;  // each Expire's tickets
   std::string joins_only;                    // when set: Joins only a body equal to it
+  int sessions = 0;                          // made and not yet destroyed
 
   void Give(Ticket ticket, SendResult result) {
     std::lock_guard lock(mu);
@@ -48,7 +53,16 @@ struct Script {
 
 class ScriptedSession final : public BrokerSession {
  public:
-  explicit ScriptedSession(Script& script) : script_(script) {}
+  explicit ScriptedSession(Script& script) : script_(script) {
+    std::lock_guard lock(script_.mu);
+    ++script_.sessions;
+  }
+  ~ScriptedSession() override {
+    std::lock_guard lock(script_.mu);
+    --script_.sessions;
+  }
+  ScriptedSession(const ScriptedSession&) = delete;
+  ScriptedSession& operator=(const ScriptedSession&) = delete;
 
   bool Joins(const Outgoing& next) override {
     std::lock_guard lock(script_.mu);
@@ -282,6 +296,149 @@ TEST(BrokerConnectionsTest, EachConnectionKeyHasASessionOfItsOwn) {
   scripts[0]->Give(2, Acknowledged(""));
   ASSERT_TRUE(results.WaitFor(4));
   EXPECT_EQ(scripts[0]->begun[1].second, "x://a");  // the first session's second
+}
+
+Outgoing Of(const std::string& tenant, int64_t destination, const std::string& url) {
+  Outgoing out = To(url, url);
+  out.tenant = tenant;
+  out.destination_id = destination;
+  return out;
+}
+
+// A script per session, in the order they were made (by Start, on the test's thread).
+struct Scripts {
+  std::vector<std::unique_ptr<Script>> all;
+
+  BrokerConnections::MakeSession Make() {
+    return [this](const BrokerOptions&, Resolver&) {
+      all.push_back(std::make_unique<Script>());
+      return std::make_unique<ScriptedSession>(*all.back());
+    };
+  }
+
+  // Sessions not yet destroyed.
+  int Live() {
+    int live = 0;
+    for (auto& script : all) {
+      std::lock_guard lock(script->mu);
+      live += script->sessions;
+    }
+    return live;
+  }
+};
+
+TEST(BrokerConnectionsTest, ATenantHasAtMostItsShareOfConnectionsAndOneMoreIsNotSentButRetried) {
+  Scripts scripts;
+  Results results;
+  auto options = Options(1);
+  options.limits = std::make_shared<BrokerLimits>(/*total=*/3, /*per_tenant=*/2);
+  BrokerConnections connections(options, scripts.Make());
+  // Two connections of tenant a, each with a message in flight, so neither may be closed.
+  connections.Start(Of("a", 1, "x://one"), results.For(0));
+  connections.Start(Of("a", 2, "x://two"), results.For(1));
+  connections.Start(Of("a", 3, "x://three"), results.For(2));
+  ASSERT_TRUE(results.WaitFor(1));
+  {
+    std::lock_guard lock(results.mu);
+    const SendResult& refused = results.by_send.at(2).at(0);
+    EXPECT_TRUE(refused.at_capacity);
+    EXPECT_FALSE(refused.refused);
+    EXPECT_EQ(refused.error, "broker connections: the tenant's 2 connections are all in use");
+  }
+  // Another tenant still gets one; then the worker's 3 are all in use.
+  connections.Start(Of("b", 4, "x://four"), results.For(3));
+  connections.Start(Of("c", 5, "x://five"), results.For(4));
+  ASSERT_TRUE(results.WaitFor(2));
+  {
+    std::lock_guard lock(results.mu);
+    EXPECT_TRUE(results.by_send.at(4).at(0).at_capacity);
+    EXPECT_NE(results.by_send.at(4).at(0).error->find("WEBHOOKD_MAX_BROKER_CONNECTIONS"),
+              std::string::npos);
+  }
+  EXPECT_EQ(connections.open(), 3);
+  ASSERT_EQ(scripts.all.size(), 3u);
+  for (auto& script : scripts.all) {
+    ASSERT_TRUE(script->WaitBegun(1));
+    script->Give(1, Acknowledged(""));
+  }
+  ASSERT_TRUE(results.WaitFor(5));
+  // Once tenant a's messages are answered, one more of its makes room for itself: the
+  // connection it used least lately is closed, and the next try is sent.
+  connections.Start(Of("a", 3, "x://three"), results.For(5));
+  ASSERT_TRUE(testing::WaitUntil([&] { return connections.open() == 2; }, 5s));
+  connections.Start(Of("a", 3, "x://three"), results.For(6));
+  ASSERT_EQ(scripts.all.size(), 4u);
+  ASSERT_TRUE(scripts.all.back()->WaitBegun(1));
+  EXPECT_EQ(scripts.Live(), 3);
+  scripts.all.back()->Give(1, Acknowledged(""));
+  ASSERT_TRUE(results.WaitFor(7));
+}
+
+TEST(BrokerConnectionsTest,
+     AConnectionWhoseDestinationMovedToAnotherKeyIsClosedAndItsThreadJoined) {
+  Scripts scripts;
+  Results results;
+  BrokerConnections connections(Options(1, 1s), scripts.Make());  // the last ones expire
+  // A thousand changes of one destination's password: the connections of the old ones
+  // are closed as the new ones come.
+  constexpr int kChanges = 1000;
+  int sent = 0;
+  for (int i = 0; i < kChanges; ++i) {
+    Outgoing out = Of("a", 7, "x://host");
+    out.broker = BrokerSettings{};
+    out.broker->password = "password " + std::to_string(i);
+    const size_t made = scripts.all.size();
+    connections.Start(std::move(out), results.For(i));
+    // Those being closed count until their threads end: a change may find the tenant's
+    // share taken, and its message is then not sent (at_capacity), to be tried again.
+    if (scripts.all.size() > made) {
+      ASSERT_TRUE(scripts.all.back()->WaitBegun(1));
+      scripts.all.back()->Give(1, Acknowledged(""));
+      ++sent;
+    }
+    ASSERT_TRUE(results.WaitFor(static_cast<size_t>(i) + 1));
+    ASSERT_LE(connections.open(), BrokerLimits::kPerTenant) << "after " << i << " changes";
+    ASSERT_LE(scripts.Live(), BrokerLimits::kPerTenant) << "after " << i << " changes";
+  }
+  EXPECT_GT(sent, 0);
+  EXPECT_TRUE(testing::WaitUntil([&] { return connections.open() == 1; }, 5s))
+      << connections.open() << " connections";
+  EXPECT_EQ(scripts.Live(), 1);
+  // A connection another destination still uses stays.
+  connections.Start(Of("a", 8, "x://shared"), results.For(kChanges));
+  connections.Start(Of("a", 9, "x://shared"), results.For(kChanges + 1));
+  connections.Start(Of("a", 8, "x://elsewhere"), results.For(kChanges + 2));
+  EXPECT_EQ(connections.open(), 3);
+  EXPECT_EQ(scripts.Live(), 3);
+}
+
+TEST(BrokerConnectionsTest, AConnectionWithNothingToSendForTheIdleTimeoutIsClosed) {
+  Scripts scripts;
+  Results results;
+  testing::FakeClock clock;
+  auto options = Options(1);
+  options.clock = &clock;
+  BrokerConnections connections(options, scripts.Make());
+  connections.Start(Of("a", 1, "x://idle"), results.For(0));
+  connections.Start(Of("a", 2, "x://busy"), results.For(1));
+  ASSERT_EQ(scripts.all.size(), 2u);
+  ASSERT_TRUE(scripts.all[0]->WaitBegun(1));
+  scripts.all[0]->Give(1, Acknowledged(""));
+  ASSERT_TRUE(results.WaitFor(1));
+  clock.Advance(std::chrono::minutes(4));
+  connections.CloseIdle();
+  EXPECT_EQ(connections.open(), 2);
+  clock.Advance(std::chrono::minutes(1));
+  connections.CloseIdle();
+  // x://busy has a message in flight: it is not idle, however long ago it was used.
+  EXPECT_TRUE(testing::WaitUntil([&] { return connections.open() == 1; }, 5s));
+  EXPECT_EQ(scripts.Live(), 1);
+  {
+    std::lock_guard lock(scripts.all[0]->mu);
+    EXPECT_EQ(scripts.all[0]->sessions, 0);
+  }
+  scripts.all[1]->Give(1, Acknowledged(""));
+  ASSERT_TRUE(results.WaitFor(2));
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
+
+#include "net/resolver.h"
 
 namespace webhookd {
 
@@ -51,6 +55,24 @@ class LookupShares {
   const int per_tenant_;
   std::mutex mu_;
   std::unordered_map<std::string, int> taken_;  // guarded by mu_; no entry: none taken
+};
+
+// A resolver whose every lookup takes `tenant`'s slot of `shares`, held until the lookup
+// itself ends, after its deadline if it does not answer (Resolver::ResolveHolding): what
+// the broker transports resolve with, so one tenant's names on a name server that never
+// answers hold its own share and leave the rest of the lookups to everyone else. A tenant
+// over its share gets kUnavailable at once, as the resolver says when it is full.
+class TenantResolver final : public Resolver {
+ public:
+  TenantResolver(Resolver& inner, std::shared_ptr<LookupShares> shares, std::string tenant)
+      : inner_(inner), shares_(std::move(shares)), tenant_(std::move(tenant)) {}
+
+  Result<std::vector<IpAddress>> Resolve(const std::string& host) override;
+
+ private:
+  Resolver& inner_;
+  std::shared_ptr<LookupShares> shares_;
+  std::string tenant_;
 };
 
 }  // namespace webhookd

@@ -103,7 +103,11 @@ class RedisSession final : public BrokerSession {
       answers.push_back({ticket, BrokerFailure("redis: the destination has no broker.stream")});
       return;
     }
-    if (auto failed = Connect(*url, broker, answers)) {
+    // The attempt's one deadline, for every address tried and every write; a write that
+    // would hold up a message written before it ends at that one's deadline instead.
+    auto deadline = std::chrono::steady_clock::now() + options_.attempt_timeout;
+    if (!pending_.empty()) deadline = std::min(deadline, pending_.front().deadline);
+    if (auto failed = Connect(*url, broker, deadline, answers)) {
       answers.push_back({ticket, std::move(*failed)});
       return;
     }
@@ -128,19 +132,16 @@ class RedisSession final : public BrokerSession {
       argv.push_back(a.data());
       lens.push_back(a.size());
     }
-    int written = 0;
     if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
         REDIS_OK) {
       answers.push_back({ticket, Lost("redis: " + std::string(ctx_->errstr), false, answers)});
       return;
     }
-    while (written == 0) {
-      if (redisBufferWrite(ctx_, &written) != REDIS_OK) {
-        answers.push_back({ticket, Lost("redis: " + std::string(ctx_->errstr), false, answers)});
-        return;
-      }
+    if (auto failed = Flush(deadline, answers)) {
+      answers.push_back({ticket, std::move(*failed)});
+      return;
     }
-    pending_.push_back(ticket);
+    pending_.push_back({ticket, deadline});
   }
 
   void Await(std::chrono::steady_clock::time_point until, Answers& answers) override {
@@ -174,6 +175,35 @@ class RedisSession final : public BrokerSession {
     return poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) > 0;
   }
 
+  // What is left of `deadline`; nullopt when less than a millisecond (hiredis takes a zero
+  // timeout for none).
+  static std::optional<Duration> Left(std::chrono::steady_clock::time_point deadline) {
+    const auto left =
+        std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now());
+    if (left < std::chrono::milliseconds(1)) return std::nullopt;
+    return left;
+  }
+
+  // Writes all hiredis holds by `deadline`; nullopt when written, else the answer. Each
+  // write may block, and a broker that reads a few bytes at a time lets each one write a
+  // few: the socket's timeout is what is left of the deadline, and the deadline ends the
+  // loop.
+  std::optional<SendResult> Flush(std::chrono::steady_clock::time_point deadline,
+                                  Answers& answers) {
+    for (int written = 0; written == 0;) {
+      const auto left = Left(deadline);
+      if (!left) {
+        return Lost("redis: the broker did not take the message within the attempt timeout",
+                    /*timed_out=*/true, answers);
+      }
+      redisSetTimeout(ctx_, ToTimeval(*left));
+      if (redisBufferWrite(ctx_, &written) != REDIS_OK) {
+        return Lost("redis: " + std::string(ctx_->errstr), /*timed_out=*/false, answers);
+      }
+    }
+    return std::nullopt;
+  }
+
   // Whether the answer being read is past kMaxAnswer.
   bool Overlong() const { return ctx_->reader->len - ctx_->reader->pos > kMaxAnswer; }
 
@@ -193,7 +223,7 @@ class RedisSession final : public BrokerSession {
   SendResult Lost(std::string error, bool timed_out, Answers& answers) {
     Close();
     SendResult r = backoff_.Lost(std::move(error), timed_out, std::chrono::steady_clock::now());
-    for (Ticket ticket : pending_) answers.push_back({ticket, r});
+    for (const Written& written : pending_) answers.push_back({written.ticket, r});
     pending_.clear();
     return r;
   }
@@ -209,7 +239,7 @@ class RedisSession final : public BrokerSession {
       }
       if (raw == nullptr) break;
       Reply reply{static_cast<redisReply*>(raw)};
-      answers.push_back({pending_.front(), FromReply(reply.r)});
+      answers.push_back({pending_.front().ticket, FromReply(reply.r)});
       pending_.pop_front();
       any = true;
     }
@@ -218,6 +248,7 @@ class RedisSession final : public BrokerSession {
 
   // nullopt when connected; else the answer.
   std::optional<SendResult> Connect(const BrokerUrl& url, const BrokerSettings& broker,
+                                    std::chrono::steady_clock::time_point deadline,
                                     Answers& answers) {
     if (ctx_ != nullptr) return std::nullopt;
     if (auto waiting = backoff_.Waiting(std::chrono::steady_clock::now())) return waiting;
@@ -227,16 +258,21 @@ class RedisSession final : public BrokerSession {
       if (addresses.error().kind == ErrorKind::kForbidden) return BrokerRefused(addresses.error());
       return Lost("redis: " + addresses.error().message, false, answers);
     }
-    const timeval tv = ToTimeval(options_.attempt_timeout);
     std::string error = "redis: no address";
+    bool timed_out = false;
     for (const IpAddress& address : *addresses) {
-      ctx_ = redisConnectWithTimeout(address.ToString().c_str(), host.port, tv);
+      const auto left = Left(deadline);
+      if (!left) {
+        error = "redis: no address answered within the attempt timeout";
+        timed_out = true;
+        break;
+      }
+      ctx_ = redisConnectWithTimeout(address.ToString().c_str(), host.port, ToTimeval(*left));
       if (ctx_ != nullptr && ctx_->err == 0) break;
       error = "redis: " + std::string(ctx_ != nullptr ? ctx_->errstr : "cannot allocate");
       Close();
     }
-    if (ctx_ == nullptr) return Lost(error, false, answers);
-    redisSetTimeout(ctx_, tv);
+    if (ctx_ == nullptr) return Lost(error, timed_out, answers);
     ctx_->reader->fn = WithoutArrays(ctx_->reader->fn);
     if (broker.password) {
       std::vector<const char*> argv = {"AUTH"};
@@ -247,12 +283,12 @@ class RedisSession final : public BrokerSession {
       }
       argv.push_back(broker.password->data());
       lens.push_back(broker.password->size());
-      if (auto failed = Command(argv, lens, "AUTH", answers)) return failed;
+      if (auto failed = Command(argv, lens, "AUTH", deadline, answers)) return failed;
     }
     if (url.path != "0") {
       std::vector<const char*> argv = {"SELECT", url.path.c_str()};
       const std::vector<size_t> lens = {6, url.path.size()};
-      if (auto failed = Command(argv, lens, "SELECT", answers)) return failed;
+      if (auto failed = Command(argv, lens, "SELECT", deadline, answers)) return failed;
     }
     backoff_.Connected();
     return std::nullopt;
@@ -262,17 +298,13 @@ class RedisSession final : public BrokerSession {
   // when OK. Its answer is read as XADD's are, within the attempt timeout and kMaxAnswer
   // (hiredis's own reading has neither).
   std::optional<SendResult> Command(std::vector<const char*> argv, const std::vector<size_t>& lens,
-                                    std::string_view what, Answers& answers) {
+                                    std::string_view what,
+                                    std::chrono::steady_clock::time_point until, Answers& answers) {
     if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
         REDIS_OK) {
       return Lost("redis: " + std::string(ctx_->errstr), false, answers);
     }
-    for (int written = 0; written == 0;) {
-      if (redisBufferWrite(ctx_, &written) != REDIS_OK) {
-        return Lost("redis: " + std::string(ctx_->errstr), false, answers);
-      }
-    }
-    const auto until = std::chrono::steady_clock::now() + options_.attempt_timeout;
+    if (auto failed = Flush(until, answers)) return failed;
     for (;;) {
       void* raw = nullptr;
       if (redisGetReplyFromReader(ctx_, &raw) != REDIS_OK) return Lost(ReadError(), false, answers);
@@ -297,7 +329,11 @@ class RedisSession final : public BrokerSession {
   Resolver& resolver_;
   ReconnectBackoff backoff_{"redis"};
   redisContext* ctx_ = nullptr;
-  std::deque<Ticket> pending_;  // in the order written, which is the order answered
+  struct Written {
+    Ticket ticket;
+    std::chrono::steady_clock::time_point deadline;  // its attempt's
+  };
+  std::deque<Written> pending_;  // in the order written, which is the order answered
 };
 
 }  // namespace

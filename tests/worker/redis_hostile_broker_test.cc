@@ -1,7 +1,9 @@
 // The Redis transport (worker/redis_transport.h) against a server written to make it hold
 // memory: its first answer announces more than any answer of XADD, AUTH or SELECT could
 // be (a bulk string of a gigabyte, an array of a hundred million elements), which hiredis
-// 0.14 would buffer or allocate as told.
+// 0.14 would buffer or allocate as told; a server that takes the message a few bytes at a
+// time, and a name with 30 addresses that never answer a connect: each attempt keeps one
+// deadline (before, each address and each write had a whole attempt timeout of its own).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -16,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/testing/black_hole.h"
 #include "worker/redis_transport.h"
 
 namespace webhookd {
@@ -147,6 +150,82 @@ TEST(RedisHostileBrokerTest, AnAuthAnsweredWithAnArrayIsRefusedToo) {
   EXPECT_FALSE(r.acknowledged);
   ASSERT_TRUE(r.error);
   EXPECT_EQ(*r.error, "redis: an answer with an array");
+}
+
+// Reads 64 KiB every 200 ms and answers nothing, for a minute at most.
+class SlowReader {
+ public:
+  SlowReader() {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(listen(listener_, 4), 0);
+    socklen_t len = sizeof(addr);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      const int fd = accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      std::string buf(64 * 1024, '\0');
+      const auto end = std::chrono::steady_clock::now() + 60s;
+      while (!stop_ && std::chrono::steady_clock::now() < end) {
+        if (recv(fd, buf.data(), buf.size(), MSG_DONTWAIT) == 0) break;
+        std::this_thread::sleep_for(200ms);
+      }
+      close(fd);
+    });
+  }
+  ~SlowReader() {
+    stop_ = true;
+    shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    close(listener_);
+  }
+  SlowReader(const SlowReader&) = delete;
+  SlowReader& operator=(const SlowReader&) = delete;
+
+  std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_ = false;
+  std::thread thread_;
+};
+
+TEST(RedisHostileBrokerTest, AServerThatReadsAFewBytesAtATimeEndsTheAttemptAtItsDeadline) {
+  SlowReader redis;
+  auto options = Loopback();
+  options.attempt_timeout = 1s;
+  RedisTransport transport(options);
+  Outgoing out = Message(redis.url());
+  out.body.assign(size_t{32} * 1024 * 1024, 'x');  // 100 s at the pace the server reads
+  const auto started = std::chrono::steady_clock::now();
+  const SendResult r = SendAndWait(transport, std::move(out));
+  EXPECT_FALSE(r.acknowledged);
+  EXPECT_TRUE(r.timed_out);
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(*r.error, "redis: the broker did not take the message within the attempt timeout");
+  // The attempt timeout and a second, with room for a loaded machine.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+}
+
+TEST(RedisHostileBrokerTest, ThirtyAddressesThatNeverAnswerTakeOneAttemptTimeoutNotThirty) {
+  testing::BlackHole hole;
+  testing::ManyAddresses resolver(30);
+  auto options = Loopback();
+  options.attempt_timeout = 1s;
+  options.resolver = &resolver;
+  RedisTransport transport(options);
+  const auto started = std::chrono::steady_clock::now();
+  const SendResult r =
+      SendAndWait(transport, Message("redis://many.test:" + std::to_string(hole.port())));
+  EXPECT_FALSE(r.acknowledged);
+  EXPECT_TRUE(r.timed_out) << r.error.value_or("");
+  // One attempt timeout, with room for a loaded machine; thirty would be 30 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
 }
 
 }  // namespace

@@ -207,7 +207,8 @@ struct Pending {
   std::string message_id;
   std::string exchange;
   std::string routing_key;
-  std::optional<std::string> returned;  // the basic.return's words, once one came for it
+  std::optional<std::string> returned;             // the basic.return's words, once one came for it
+  std::chrono::steady_clock::time_point deadline;  // its attempt's
 };
 
 // A basic.return whose content header, which holds the message-id, is still to come.
@@ -254,16 +255,22 @@ class AmqpSession final : public BrokerSession {
           {ticket, BrokerFailure("amqp: no broker.routing_key and the body has no type")});
       return;
     }
-    if (auto failed = Connect(*url, out, answers)) {
+    // The attempt's one deadline, for every address tried, the login and every write; a
+    // write that would hold up a message published before it ends at that one's deadline.
+    auto deadline = std::chrono::steady_clock::now() + options_.attempt_timeout;
+    if (!pending_.empty()) deadline = std::min(deadline, pending_.begin()->second.deadline);
+    if (auto failed = Connect(*url, out, deadline, answers)) {
       answers.push_back({ticket, std::move(*failed)});
       return;
     }
     const std::string id = HeaderValue(out.headers, "webhook-id").value_or("");
-    if (const int status = Publish(out, id, exchange, *routing_key); status != AMQP_STATUS_OK) {
+    if (const int status = Publish(out, id, exchange, *routing_key, deadline);
+        status != AMQP_STATUS_OK) {
       answers.push_back({ticket, Lost(Words(status), watchdog_.Fired(), answers)});
       return;
     }
-    pending_.emplace(next_tag_++, Pending{ticket, id, exchange, *routing_key, std::nullopt});
+    pending_.emplace(next_tag_++,
+                     Pending{ticket, id, exchange, *routing_key, std::nullopt, deadline});
   }
 
   void Await(std::chrono::steady_clock::time_point until, Answers& answers) override {
@@ -284,6 +291,9 @@ class AmqpSession final : public BrokerSession {
         return;
       }
       Handle(frame, answers);
+      // Every frame read is kept in the connection's pool until released: a broker that
+      // streams frames would otherwise grow it without end. Handle keeps nothing of it.
+      if (conn_ != nullptr) amqp_maybe_release_buffers(conn_);
       // A broker that sends frames without end (answers to nothing, say) must not keep
       // the thread from its deadlines: the reading stops at `until` all the same.
       if (conn_ == nullptr || pending_.empty() || std::chrono::steady_clock::now() >= until) {
@@ -303,6 +313,20 @@ class AmqpSession final : public BrokerSession {
   SocketWatchdog::Armed Guard(Duration allowed) {
     return SocketWatchdog::Armed(watchdog_, amqp_get_sockfd(conn_),
                                  std::chrono::steady_clock::now() + allowed + kOverrun);
+  }
+
+  // The watchdog armed for a call that must end by `deadline`, and kOverrun more.
+  SocketWatchdog::Armed GuardUntil(std::chrono::steady_clock::time_point deadline) {
+    return SocketWatchdog::Armed(watchdog_, amqp_get_sockfd(conn_), deadline + kOverrun);
+  }
+
+  // What is left of `deadline`, in `tv`; false when less than a millisecond is.
+  static bool Left(std::chrono::steady_clock::time_point deadline, timeval& tv) {
+    const auto left =
+        std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now());
+    if (left < std::chrono::milliseconds(1)) return false;
+    tv = ToTimeval(left);
+    return true;
   }
 
   // The words for a failed call: the library's, unless the watchdog ended it.
@@ -336,8 +360,10 @@ class AmqpSession final : public BrokerSession {
   }
 
   // nullopt when connected with a channel in confirm mode; else the answer.
-  std::optional<SendResult> Connect(const BrokerUrl& url, const Outgoing& out, Answers& answers) {
-    if (conn_ != nullptr) return channel_open_ ? std::nullopt : OpenChannel(answers);
+  std::optional<SendResult> Connect(const BrokerUrl& url, const Outgoing& out,
+                                    std::chrono::steady_clock::time_point deadline,
+                                    Answers& answers) {
+    if (conn_ != nullptr) return channel_open_ ? std::nullopt : OpenChannel(deadline, answers);
     const auto now = std::chrono::steady_clock::now();
     if (auto waiting = backoff_.Waiting(now)) return waiting;
     const BrokerSettings broker = out.broker.value_or(BrokerSettings{});
@@ -347,9 +373,13 @@ class AmqpSession final : public BrokerSession {
       if (addresses.error().kind == ErrorKind::kForbidden) return BrokerRefused(addresses.error());
       return Lost("amqp: " + addresses.error().message, false, answers);
     }
-    timeval tv = ToTimeval(options_.attempt_timeout);
     int status = AMQP_STATUS_HOSTNAME_RESOLUTION_FAILED;
     for (const IpAddress& address : *addresses) {
+      timeval tv{};
+      if (!Left(deadline, tv)) {
+        status = AMQP_STATUS_TIMEOUT;
+        break;
+      }
       conn_ = amqp_new_connection();
       std::string tls_error;
       amqp_socket_t* socket =
@@ -369,6 +399,9 @@ class AmqpSession final : public BrokerSession {
                   answers);
     }
     // Without these the login and the channel's RPCs would wait for a hung broker forever.
+    timeval tv{};
+    if (!Left(deadline, tv))
+      return Lost("amqp: " + std::string(amqp_error_string2(AMQP_STATUS_TIMEOUT)), true, answers);
     amqp_set_handshake_timeout(conn_, &tv);
     amqp_set_rpc_timeout(conn_, &tv);
     // No credentials: RabbitMQ's default user, guest/guest (which a stock RabbitMQ lets in
@@ -379,8 +412,7 @@ class AmqpSession final : public BrokerSession {
     const std::string vhost = DecodeVhost(url.path);
     amqp_rpc_reply_t login{};
     {
-      // The handshake's deadline and then the RPC's.
-      SocketWatchdog::Armed armed = Guard(2 * options_.attempt_timeout);
+      SocketWatchdog::Armed armed = GuardUntil(deadline);
       login = amqp_login(conn_, vhost.c_str(), 0, kFrameMax, /*heartbeat=*/0,
                          AMQP_SASL_METHOD_PLAIN, username.c_str(), password.c_str());
     }
@@ -388,17 +420,22 @@ class AmqpSession final : public BrokerSession {
     if (login.reply_type != AMQP_RESPONSE_NORMAL) {
       return Lost("amqp: login: " + RpcError(login), TimedOut(login), answers);
     }
-    if (auto failed = OpenChannel(answers)) return failed;
+    if (auto failed = OpenChannel(deadline, answers)) return failed;
     backoff_.Connected();
     return std::nullopt;
   }
 
   // The channel's confirm mode is what makes a basic.ack mean the broker took the message.
-  std::optional<SendResult> OpenChannel(Answers& answers) {
+  std::optional<SendResult> OpenChannel(std::chrono::steady_clock::time_point deadline,
+                                        Answers& answers) {
     amqp_rpc_reply_t reply{};
     {
-      // Two RPCs, each with its deadline.
-      SocketWatchdog::Armed armed = Guard(2 * options_.attempt_timeout);
+      timeval tv{};
+      if (!Left(deadline, tv)) {
+        return Lost("amqp: opening a channel: no time left of the attempt", true, answers);
+      }
+      amqp_set_rpc_timeout(conn_, &tv);
+      SocketWatchdog::Armed armed = GuardUntil(deadline);
       amqp_channel_open(conn_, kChannel);
       reply = amqp_get_rpc_reply(conn_);
       if (reply.reply_type == AMQP_RESPONSE_NORMAL) {
@@ -412,11 +449,12 @@ class AmqpSession final : public BrokerSession {
     }
     channel_open_ = true;
     next_tag_ = 1;
+    amqp_maybe_release_buffers(conn_);  // the RPCs' answers
     return std::nullopt;
   }
 
   int Publish(const Outgoing& out, const std::string& id, const std::string& exchange,
-              const std::string& routing_key) {
+              const std::string& routing_key, std::chrono::steady_clock::time_point deadline) {
     std::vector<std::string> names;
     std::vector<amqp_table_entry_t> entries = HeaderTable(out.headers, names);
     const std::string content_type = "application/json";
@@ -431,7 +469,7 @@ class AmqpSession final : public BrokerSession {
       props.message_id = Bytes(id);
     }
     // librabbitmq writes with no deadline: a broker that stops reading would hold it.
-    SocketWatchdog::Armed armed = Guard(options_.attempt_timeout);
+    SocketWatchdog::Armed armed = GuardUntil(deadline);
     return amqp_basic_publish(conn_, kChannel, Bytes(exchange), Bytes(routing_key),
                               /*mandatory=*/1, /*immediate=*/0, &props, Bytes(out.body));
   }

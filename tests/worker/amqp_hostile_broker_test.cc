@@ -1,7 +1,10 @@
 // The AMQP transport (worker/amqp_transport.h) against a broker written to hold it: one
 // that speaks enough AMQP 0-9-1 to be connected to, then sends heartbeat frames without
 // end. librabbitmq reads those for as long as they come, whatever its deadline, so only
-// the transport's watchdog (worker/socket_watchdog.h) ends the wait.
+// the transport's watchdog (worker/socket_watchdog.h) ends the wait. One that streams
+// content frames before it acks the publish: librabbitmq keeps every frame it read until
+// told to release them, so the transport releases them as it goes. And a name with 30
+// addresses that never answer a connect: the attempt keeps one deadline for all of them.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -13,10 +16,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <future>
 #include <string>
 #include <thread>
 
+#include "tests/testing/black_hole.h"
 #include "worker/amqp_transport.h"
 
 namespace webhookd {
@@ -42,8 +47,9 @@ std::string LongString(const std::string& s) { return Be32(static_cast<uint32_t>
 
 const std::string kHeartbeat = Frame(8, 0, "");
 
-// Where the broker stops answering and starts sending heartbeats.
-enum class FloodFrom { kLogin, kPublish };
+// Where the broker stops answering and starts sending heartbeats (kContent: 64 MiB of
+// content frames after the publish, then its ack).
+enum class FloodFrom { kLogin, kPublish, kContent };
 
 class HeartbeatFlooder {
  public:
@@ -109,7 +115,13 @@ class HeartbeatFlooder {
     // A blocked send gives up every 100 ms, so that the flood sees stop_.
     timeval tv{0, 100'000};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    if (Handshake(fd)) Flood(fd);
+    if (Handshake(fd)) {
+      if (from_ == FloodFrom::kContent) {
+        StreamContent(fd);
+      } else {
+        Flood(fd);
+      }
+    }
     close(fd);
   }
 
@@ -128,6 +140,40 @@ class HeartbeatFlooder {
     if (!Send(fd, Method(1, 20, 11, Be32(0))) || !ReadFrame(fd)) return false;  // confirm.select
     if (!Send(fd, Method(1, 85, 11))) return false;
     return ReadFrame(fd);  // basic.publish
+  }
+
+  // All of `bytes`, reading and dropping the client's writes meanwhile; false when the
+  // client went away or the test ends.
+  bool SendAll(int fd, const std::string& bytes) {
+    size_t at = 0;
+    const auto end = std::chrono::steady_clock::now() + 20s;
+    while (at < bytes.size() && !stop_ && std::chrono::steady_clock::now() < end) {
+      const ssize_t sent = send(fd, bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
+      if (sent > 0) at += static_cast<size_t>(sent);
+      char sink[4096];
+      while (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0) {
+      }
+    }
+    return at == bytes.size();
+  }
+
+  // 64 MiB of body frames on the channel, then basic.ack of delivery tag 1; then waits
+  // for the client to go.
+  void StreamContent(int fd) {
+    const std::string body = Frame(3, 1, std::string(120'000, 'x'));
+    for (int i = 0; i < 560; ++i) {
+      if (!SendAll(fd, body)) return;
+    }
+    const std::string tag = Be32(0) + Be32(1);
+    if (!SendAll(fd, Method(1, 60, 80, tag + std::string(1, '\0')))) return;
+    char sink[4096];
+    const auto end = std::chrono::steady_clock::now() + 20s;
+    while (!stop_ && std::chrono::steady_clock::now() < end) {
+      const ssize_t got = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+      if (got == 0) return;
+      if (got < 0) std::this_thread::sleep_for(10ms);
+    }
   }
 
   // Heartbeats as fast as the client reads them, for ten seconds at most.
@@ -207,7 +253,7 @@ TEST(AmqpHostileBrokerTest,
   EXPECT_TRUE(broker.CutOff());
 }
 
-// The login's two deadlines (2 s), the grace and the tick.
+// The login's deadline (the attempt's, 1 s), the grace and the tick.
 TEST(AmqpHostileBrokerTest, HeartbeatsWithoutEndAtTheLoginEndTheConnectionAtItsDeadline) {
   HeartbeatFlooder broker(FloodFrom::kLogin);
   const auto started = std::chrono::steady_clock::now();
@@ -225,6 +271,44 @@ TEST(AmqpHostileBrokerTest, HeartbeatsWithoutEndAtTheLoginEndTheConnectionAtItsD
   }
   EXPECT_LT(std::chrono::steady_clock::now() - started, 6s) << "the transport's end waited";
   EXPECT_TRUE(broker.CutOff());
+}
+
+// The process's resident memory, in bytes.
+size_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0;
+  size_t resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+TEST(AmqpHostileBrokerTest, ContentFramesStreamedBeforeTheAckAreNotKept) {
+  HeartbeatFlooder broker(FloodFrom::kContent);
+  auto options = Loopback();
+  options.attempt_timeout = 20s;  // the 64 MiB take their time on a loaded machine
+  AmqpTransport transport(options);
+  const size_t before = ResidentBytes();
+  const SendResult r = SendAndWait(transport, Message(broker.url()));
+  const size_t after = ResidentBytes();
+  EXPECT_TRUE(r.acknowledged) << r.error.value_or("");
+  // One connection holds at most 16 MiB; kept, the frames would be 64.
+  EXPECT_LT(after, before + size_t{16} * 1024 * 1024)
+      << "resident: " << before / 1024 << " KiB before, " << after / 1024 << " KiB after";
+}
+
+TEST(AmqpHostileBrokerTest, ThirtyAddressesThatNeverAnswerTakeOneAttemptTimeoutNotThirty) {
+  testing::BlackHole hole;
+  testing::ManyAddresses resolver(30);
+  auto options = Loopback();
+  options.resolver = &resolver;
+  AmqpTransport transport(options);
+  const auto started = std::chrono::steady_clock::now();
+  const SendResult r =
+      SendAndWait(transport, Message("amqp://many.test:" + std::to_string(hole.port())));
+  EXPECT_FALSE(r.acknowledged);
+  EXPECT_TRUE(r.timed_out) << r.error.value_or("");
+  // One attempt timeout (1 s), with room for a loaded machine; thirty would be 30 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 // database is not up yet; one thread purges what retention no longer keeps and carries
 // out subjects' erasures (server, all). Name lookups run on short-lived threads: curl's
 // for deliveries, SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination
-// URLs.
+// URLs, and another's (64, 8 per tenant, the attempt timeout each) for broker hosts. Each
+// broker transport has a closer thread that joins the connections it closes.
 //
 // Descriptors: the soft open-file limit is raised to the hard one at start, and the
 // listener holds at most that many connections less a reserve for the database pools,

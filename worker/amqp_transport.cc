@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/log.h"
@@ -589,7 +590,7 @@ class AmqpSession final : public BrokerSession {
 }  // namespace
 
 AmqpTransport::AmqpTransport(Options options)
-    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+    : BrokerConnections(std::move(options), [](const BrokerOptions& o, Resolver& r) {
         return std::make_unique<AmqpSession>(o, r);
       }) {}
 

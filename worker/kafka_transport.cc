@@ -15,6 +15,7 @@
 #include <set>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/log.h"
@@ -369,7 +370,7 @@ class KafkaSession final : public BrokerSession {
 }  // namespace
 
 KafkaTransport::KafkaTransport(Options options)
-    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+    : BrokerConnections(std::move(options), [](const BrokerOptions& o, Resolver& r) {
         return std::make_unique<KafkaSession>(o, r);
       }) {}
 

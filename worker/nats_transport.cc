@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/log.h"
@@ -524,7 +525,7 @@ class NatsSession final : public BrokerSession {
 }  // namespace
 
 NatsTransport::NatsTransport(Options options)
-    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+    : BrokerConnections(std::move(options), [](const BrokerOptions& o, Resolver& r) {
         return std::make_unique<NatsSession>(o, r);
       }) {}
 

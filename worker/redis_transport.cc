@@ -339,7 +339,7 @@ class RedisSession final : public BrokerSession {
 }  // namespace
 
 RedisTransport::RedisTransport(Options options)
-    : BrokerConnections(options, [](const BrokerOptions& o, Resolver& r) {
+    : BrokerConnections(std::move(options), [](const BrokerOptions& o, Resolver& r) {
         return std::make_unique<RedisSession>(o, r);
       }) {}
 

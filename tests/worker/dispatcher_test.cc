@@ -371,6 +371,33 @@ TEST(DispatcherTest, ABrokersConfirmIsASuccessWithoutAStatusCode) {
   EXPECT_EQ(outcomes[Outcome::kRetryable], 1);
 }
 
+// A broker attempt that found no connection free (docs/brokers.md) never reached the
+// broker: it is recorded as skipped, with the words why, and scheduled as a retry; the
+// message names its tenant and destination, whose connections are counted.
+TEST(DispatcherTest, AnAttemptThatFoundNoBrokerConnectionFreeIsRecordedAsSkipped) {
+  FakeQueue store;
+  SendResult full;
+  full.at_capacity = true;
+  full.error = "broker connections: the tenant's 16 connections are all in use";
+  FakeSender sender({full});
+  FakeClock clock;
+  FakeRandom random({0.25});
+  ClaimedDelivery d = Delivery(1);
+  d.tenant_id = "acme";
+  store.Add(d);
+  Dispatcher dispatcher(store, sender.async, clock, random, kPolicy, FastOptions());
+  Running run(dispatcher);
+  ASSERT_TRUE(store.WaitForRecords(1));
+  run.Stop();
+  const AttemptRecord& r = store.records[0];
+  EXPECT_EQ(r.outcome, Outcome::kSkipped);
+  EXPECT_EQ(r.error, "broker connections: the tenant's 16 connections are all in use");
+  EXPECT_EQ(r.next_status, DeliveryStatus::kPending);
+  ASSERT_FALSE(sender.Sent().empty());
+  EXPECT_EQ(sender.Sent()[0].tenant, "acme");
+  EXPECT_EQ(sender.Sent()[0].destination_id, d.destination_id);
+}
+
 TEST(DispatcherTest, EachAttemptIsSignedWithTheSameBody) {
   FakeQueue store;
   FakeSender sender({Answer(500), Answer(204)});

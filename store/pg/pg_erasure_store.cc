@@ -72,9 +72,13 @@ Result<ErasureRound> PgErasureStore::RunErasures(int batch, int max_batches) {
         // Maintenance, not a request: WEBHOOKD_STATEMENT_TIMEOUT does not bound it (a batch
         // of events with a thousand destinations each cancels a million deliveries).
         Exec(tx, sql::kLiftStatementTimeout);
-        auto r = Exec(tx, sql::kRunErasure, Params().Add(id).Add(batch));
-        tx.commit();
+        auto chosen = Exec(tx, sql::kLockErasureBatch, Params().Add(id).Add(batch));
         // No row: done already, or another process is carrying it out.
+        if (chosen.empty()) continue;
+        const std::string events = chosen[0][0].as<std::string>();
+        auto r = Exec(tx, sql::kRunErasure, Params().Add(id).Add(events).Add(batch));
+        Exec(tx, sql::kEraseErrorTexts, Params().Add(events));
+        tx.commit();
         if (r.empty()) continue;
         if (r[0][0].as<bool>()) {
           ++round.finished;

@@ -223,7 +223,7 @@ TEST_F(SubjectsPgTest, AnErasureTakesWhatItNamesAndKeepsIdsTypesTimesAndOutcomes
   EXPECT_EQ(db_.Scalar("SELECT string_agg(status || ':' || coalesce(last_error, ''), ',' ORDER "
                        "BY id) FROM deliveries WHERE event_id IN (" +
                        N(delivered) + "," + N(dead) + "," + N(pending) + ")"),
-            "succeeded:,dead_lettered:HTTP 410,cancelled:erased");
+            "succeeded:,dead_lettered:erased,cancelled:erased");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM delivery_queue q JOIN deliveries d ON d.id = q.id "
                        "WHERE d.event_id = " +
                        N(pending)),
@@ -249,6 +249,65 @@ TEST_F(SubjectsPgTest, AnErasureTakesWhatItNamesAndKeepsIdsTypesTimesAndOutcomes
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM erasures WHERE subject_hash = "
                        "sha256(convert_to('user:42', 'UTF8'))"),
             "1");
+}
+
+// A receiver's answer, or a broker's error, may quote the payload: the error texts of the
+// attempts, the deliveries and the dead letters go with it, as "erased" (NULL stays NULL).
+TEST_F(SubjectsPgTest, AnErasureTakesTheErrorTextsThatMayQuoteThePayload) {
+  const std::string quoted = "ann-7f3a@example.com";
+  const int64_t dead = Publish("acme", {"user:42"}, R"({"email":")" + quoted + R"("})");
+  auto first = Claim(10);
+  ASSERT_EQ(first.size(), 1u);
+  AttemptRecord retry = RecordFor(first[0], DeliveryStatus::kPending, 422, Outcome::kRetryable);
+  retry.error = "ERR invalid field email=" + quoted;
+  retry.response_body = "no such user " + quoted;
+  ASSERT_EQ(Record({retry}).size(), 1u);
+  auto second = Claim(10);
+  ASSERT_EQ(second.size(), 1u);
+  AttemptRecord gone =
+      RecordFor(second[0], DeliveryStatus::kDeadLettered, 410, Outcome::kPermanent);
+  gone.error = "WRONGTYPE " + quoted + " is not a stream";
+  gone.dead_letter_reason = DeadLetterReason::kPermanentFailure;
+  ASSERT_EQ(Record({gone}).size(), 1u);
+  // Another event still retrying, its last error quoting its payload too.
+  const int64_t pending = Publish("acme", {"user:42"}, R"({"email":")" + quoted + R"("})");
+  auto third = Claim(10);
+  ASSERT_EQ(third.size(), 1u);
+  AttemptRecord later =
+      RecordFor(third[0], DeliveryStatus::kPending, std::nullopt, Outcome::kRetryable);
+  later.error = "connection reset after " + quoted;
+  later.wait = 1h;
+  ASSERT_EQ(Record({later}).size(), 1u);
+  // An attempt without an error keeps none.
+  const int64_t clean = Publish("acme", {"user:42"});
+  auto fourth = Claim(10);
+  ASSERT_EQ(fourth.size(), 1u);
+  ASSERT_EQ(
+      Record({RecordFor(fourth[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess)}).size(),
+      1u);
+  const std::string quoting = "position('" + quoted + "' in ";
+  ASSERT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE " + quoting + "error) > 0"), "3");
+
+  EXPECT_EQ(Erase("user:42", Scope::Tenant("acme")).events, 3);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM attempts WHERE " + quoting +
+                       "coalesce(error, '') || "
+                       "response_body) > 0"),
+            "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM deliveries WHERE " + quoting +
+                       "coalesce(last_error, '')) > 0"),
+            "0");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE " + quoting +
+                       "coalesce(last_error, '')) > 0"),
+            "0");
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(coalesce(error, 'null'), ',' ORDER BY delivery_id, "
+                       "attempt_number) FROM attempts"),
+            "erased,erased,erased,null");
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(status || ':' || coalesce(last_error, 'null'), ',' "
+                       "ORDER BY id) FROM deliveries WHERE event_id IN (" +
+                       N(dead) + "," + N(pending) + "," + N(clean) + ")"),
+            "dead_lettered:erased,cancelled:erased,succeeded:null");
+  EXPECT_EQ(db_.Scalar("SELECT last_error FROM dead_letters WHERE event_id = " + N(dead)),
+            "erased");
 }
 
 TEST_F(SubjectsPgTest, AnErasureIsSeenByItsTenantAloneAndAcrossTenantsByAnOperator) {

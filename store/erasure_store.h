@@ -14,6 +14,9 @@ namespace webhookd {
 struct ErasureRound {
   int finished = 0;  // erasures done in it
   int running = 0;   // erasures still running after it
+  // A retention step holds the history (a day being moved and dropped): the running ones
+  // wait for the next round instead of trying again at once.
+  bool held_back = false;
 };
 
 // The erasure of a subject (docs/privacy.md). Thread-safe; nothing here throws.

@@ -98,7 +98,8 @@ void Purger::Loop() {
   while (!stopping_) {
     woken_ = false;
     lock.unlock();
-    const bool erasing = EraseOnce().running > 0;
+    const ErasureRound erased = EraseOnce();
+    const bool erasing = erased.running > 0 && !erased.held_back;
     DropDaysOnce();
     PurgeOnce();
     lock.lock();

@@ -18,6 +18,11 @@ inline constexpr int64_t kPurgeLock = 7252012;
 // Dropping days of the history (PgRetentionStore::DropAgedDays): one process at a time,
 // across the detaches, which run outside any transaction (a session lock, tried).
 inline constexpr int64_t kHistoryDropLock = 7252039;
+// Erasure beside retention: DropAgedDays holds it (a session lock, waited for) from the
+// carrying of a day to its drop, while the day's rows are out of an erasure's reach and
+// what of them is kept is copied back; each erasure batch tries it shared in its
+// transaction and, refused, waits for the next round (PgErasureStore::RunErasures).
+inline constexpr int64_t kHistoryMoveLock = 7252040;
 // Adding days of the history: one caller at a time (a transaction lock taken inside
 // store/pg/schema/add_history_days.sql, which holds the value itself).
 inline constexpr int64_t kHistoryAddLock = 7252038;

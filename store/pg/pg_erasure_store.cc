@@ -1,6 +1,7 @@
 #include "store/pg/pg_erasure_store.h"
 
 #include "store/pg/exec.h"
+#include "store/pg/locks.h"
 #include "store/pg/statements.h"
 
 namespace webhookd::pg {
@@ -60,10 +61,10 @@ Result<ErasureRound> PgErasureStore::RunErasures(int batch, int max_batches) {
     // up an erasure of a few behind it.
     ErasureRound round;
     int batches = 0;
-    while (!running.empty() && batches < max_batches) {
+    while (!running.empty() && batches < max_batches && !round.held_back) {
       std::vector<int64_t> still;
       for (int64_t id : running) {
-        if (batches == max_batches) {
+        if (batches == max_batches || round.held_back) {
           still.push_back(id);
           continue;
         }
@@ -72,6 +73,15 @@ Result<ErasureRound> PgErasureStore::RunErasures(int batch, int max_batches) {
         // Maintenance, not a request: WEBHOOKD_STATEMENT_TIMEOUT does not bound it (a batch
         // of events with a thousand destinations each cancels a million deliveries).
         Exec(tx, sql::kLiftStatementTimeout);
+        // A day of the history being carried, detached and dropped is out of an erasure's
+        // reach until it is dropped, and what of it is kept is copied back from the
+        // detached tables: no batch runs across that step (PgRetentionStore::DropAgedDays).
+        if (!Exec(tx, sql::kShareHistoryMoveLock, Params().Add(kHistoryMoveLock))[0][0]
+                 .as<bool>()) {
+          round.held_back = true;
+          still.push_back(id);
+          continue;
+        }
         auto chosen = Exec(tx, sql::kLockErasureBatch, Params().Add(id).Add(batch));
         // No row: done already, or another process is carrying it out.
         if (chosen.empty()) continue;

@@ -31,18 +31,21 @@ Result<DroppedDays> PgRetentionStore::DropAgedDays(Timestamp cutoff, int max_day
     // The session's lock and statement bound are given back however this ends; a
     // connection an exception leaves suspect is discarded, which ends both anyway.
     std::string bound = "0";
+    bool moving = false;
     struct Restore {
       pqxx::connection& c;
       std::string& bound;
+      bool& moving;
       ~Restore() {
         try {
           pqxx::nontransaction tx(c);
           Exec(tx, sql::kSetStatementTimeout, Params().Add(bound));
+          if (moving) Exec(tx, sql::kReleaseHistoryMoveLock, Params().Add(kHistoryMoveLock));
           Exec(tx, sql::kReleaseHistoryDropLock, Params().Add(kHistoryDropLock));
         } catch (...) {  // NOLINT(bugprone-empty-catch): the connection is discarded
         }
       }
-    } restore{c, bound};
+    } restore{c, bound, moving};
     {
       pqxx::nontransaction tx(c);
       bound = Exec(tx, sql::kLiftSessionStatementTimeout)[0][0].as<std::string>();
@@ -51,6 +54,16 @@ Result<DroppedDays> PgRetentionStore::DropAgedDays(Timestamp cutoff, int max_day
     DroppedDays out;
     for (int i = 0; i < max_days; ++i) {
       std::string day;
+      if (!moving) {
+        // No erasure batch runs from the carry to the drop: a detached day is out of its
+        // reach, and what of the day is kept is copied back from the detached tables as it
+        // was (docs/privacy.md). Taken only when a day is due, so a round with nothing to
+        // drop never holds erasures up.
+        pqxx::nontransaction tx(c);
+        if (Exec(tx, sql::kHistoryDayDue, Params().Add(cutoff)).empty()) break;
+        Exec(tx, sql::kTakeHistoryMoveLock, Params().Add(kHistoryMoveLock));
+        moving = true;
+      }
       {
         pqxx::work tx(c);
         auto due = Exec(tx, sql::kHistoryDayDue, Params().Add(cutoff));

@@ -1,5 +1,6 @@
--- One chunk of a bulk replay, as replay_dead_letter.sql does for one; SKIP LOCKED lets two
--- bulk replays share the work without either replaying a dead letter the other took.
+-- One chunk of a bulk replay, as replay_dead_letter.sql does for one (its event locked and
+-- read under the lock); SKIP LOCKED lets two bulk replays share the work without either
+-- replaying a dead letter the other took.
 -- The parameters, bound by name (NamedParams); each filter NULL: any.
 -- @param $1 destination_id
 -- @param $2 reason
@@ -19,8 +20,8 @@ WITH dl AS (
         AND ($6::text IS NULL OR tenant_id = $6) AND ($7::text IS NULL OR tenant_id = $7)
         AND EXISTS (SELECT 1 FROM destinations t
                      WHERE t.id = dead_letters.destination_id AND t.deleted_at IS NULL)
-        AND NOT EXISTS (SELECT 1 FROM events v
-                         WHERE v.id = dead_letters.event_id AND v.erased_at IS NOT NULL)
+        AND coalesce((SELECT v.erased_at IS NULL FROM events v
+                       WHERE v.id = dead_letters.event_id FOR SHARE), true)
       ORDER BY id LIMIT $5
         FOR UPDATE SKIP LOCKED)
   RETURNING delivery_id),

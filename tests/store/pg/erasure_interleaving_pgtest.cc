@@ -215,5 +215,42 @@ TEST_F(ErasureInterleavingPgTest, AnErasureBesideARetentionStepErasesWhatTheStep
   ExpectNothingOfItLeft();
 }
 
+// A retention round died between its detach and its drop (its process killed): the day is
+// detached, out of an erasure's reach, and the next round copies what of it is kept back
+// from the detached tables. No erasure runs until that round has dropped the day.
+TEST_F(ErasureInterleavingPgTest, AnErasureWaitsForADayLeftHalfDropped) {
+  const int64_t dead_letter = DeadLettered();
+  const std::string date = db_.Scalar("SELECT (now() AT TIME ZONE 'UTC')::date::text");
+  const std::string day = db_.Scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD')");
+  {
+    auto carrier = testing::TestDatabase::Connect(db_.url());
+    pqxx::work tx(*carrier);
+    tx.exec_params(std::string(pg::sql::kCarryHistoryDay.sql), date);
+    tx.commit();
+  }
+  auto replayed = store_.ReplayDeadLetter(dead_letter, Scope::All());
+  ASSERT_TRUE(replayed) << replayed.error().message;
+  for (const std::string table :
+       {"events", "deliveries", "attempts", "dead_letters", "event_subjects"}) {
+    db_.Exec("ALTER TABLE webhookd." + table + "_days DETACH PARTITION webhookd." + table + "_p" +
+             day);
+  }
+  auto requested = store_.RequestErasure("user:42", std::nullopt, Scope::All());
+  ASSERT_TRUE(requested) << requested.error().message;
+  auto held = store_.RunErasures(1000, 10);
+  ASSERT_TRUE(held) << held.error().message;
+  EXPECT_EQ(held->finished, 0);
+  EXPECT_TRUE(held->held_back);
+
+  auto dropped = store_.DropAgedDays(SystemClock().Now(), 1);  // not aged: it was begun
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  EXPECT_EQ(dropped->days, 1);
+  EXPECT_EQ(dropped->kept_events, 1);
+  auto round = store_.RunErasures(1000, 10);
+  ASSERT_TRUE(round) << round.error().message;
+  EXPECT_EQ(round->finished, 1);
+  ExpectNothingOfItLeft();
+}
+
 }  // namespace
 }  // namespace webhookd

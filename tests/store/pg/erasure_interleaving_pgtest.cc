@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/pg/locks.h"
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
@@ -49,13 +50,15 @@ class ErasureInterleavingPgTest : public testing::PgTest {
 
   // True once another connection of the test's database waits for a lock; false if `f`
   // ended first (it never waited), or after 20 s.
+  // `what`: the lock's kind (pg_stat_activity.wait_event), any when empty.
   template <typename T>
-  bool WaitsForALock(const std::future<T>& f) {
+  bool WaitsForALock(const std::future<T>& f, const std::string& what = "") {
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (std::chrono::steady_clock::now() < deadline) {
       if (f.wait_for(0s) == std::future_status::ready) return false;
       if (db_.Scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                     " AND wait_event_type = 'Lock'") != "0") {
+                     " AND wait_event_type = 'Lock' AND ('" +
+                     what + "' = '' OR wait_event = '" + what + "')") != "0") {
         return true;
       }
       std::this_thread::sleep_for(10ms);
@@ -215,6 +218,37 @@ TEST_F(ErasureInterleavingPgTest, AnErasureBesideARetentionStepErasesWhatTheStep
   ExpectNothingOfItLeft();
 }
 
+// The other order: an erasure batch is running when a retention step begins. The step
+// waits for it (on the advisory lock, before its carry), and the day it drops holds the
+// erased rows.
+TEST_F(ErasureInterleavingPgTest, ARetentionStepWaitsForTheErasureBatchRunning) {
+  DeadLettered();
+  auto requested = store_.RequestErasure("user:42", std::nullopt, Scope::All());
+  ASSERT_TRUE(requested) << requested.error().message;
+  auto eraser = testing::TestDatabase::Connect(db_.url());
+  pqxx::work erase(*eraser);
+  ASSERT_TRUE(
+      erase.exec_params(std::string(pg::sql::kShareHistoryMoveLock.sql), pg::kHistoryMoveLock)[0][0]
+          .as<bool>());
+  const std::string events =
+      erase.exec_params(std::string(pg::sql::kLockErasureBatch.sql), requested->id, 1000)[0][0]
+          .as<std::string>();
+  erase.exec_params(std::string(pg::sql::kRunErasure.sql), requested->id, events, 1000);
+
+  auto dropping = std::async(std::launch::async,
+                             [&] { return store_.DropAgedDays(SystemClock().Now() + 48h, 1); });
+  EXPECT_TRUE(WaitsForALock(dropping, "advisory"));
+  erase.exec_params(std::string(pg::sql::kEraseErrorTexts.sql), events);
+  erase.commit();
+  auto dropped = dropping.get();
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  EXPECT_EQ(dropped->days, 1);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events WHERE id = " + N(event_)), "0");
+  EXPECT_EQ(
+      db_.Scalar("SELECT count(*) FROM events WHERE payload LIKE '%" + std::string(kQuoted) + "%'"),
+      "0");
+}
+
 // A retention round died between its detach and its drop (its process killed): the day is
 // detached, out of an erasure's reach, and the next round copies what of it is kept back
 // from the detached tables. No erasure runs until that round has dropped the day.
@@ -232,8 +266,10 @@ TEST_F(ErasureInterleavingPgTest, AnErasureWaitsForADayLeftHalfDropped) {
   ASSERT_TRUE(replayed) << replayed.error().message;
   for (const std::string table :
        {"events", "deliveries", "attempts", "dead_letters", "event_subjects"}) {
-    db_.Exec("ALTER TABLE webhookd." + table + "_days DETACH PARTITION webhookd." + table + "_p" +
-             day);
+    std::string detach = "ALTER TABLE webhookd." + table;
+    detach += "_days DETACH PARTITION webhookd." + table;
+    detach += "_p" + day;
+    db_.Exec(detach);
   }
   auto requested = store_.RequestErasure("user:42", std::nullopt, Scope::All());
   ASSERT_TRUE(requested) << requested.error().message;

@@ -6,7 +6,9 @@
 --   replay that came first has queued its delivery before run_erasure.sql, which runs
 --   after this with a snapshot of its own, looks for the event's queue rows, and one that
 --   comes after finds the event erased;
--- - FOR NO KEY UPDATE, not FOR UPDATE: nothing else that reads an event waits for it.
+-- - FOR NO KEY UPDATE is the lock run_erasure.sql's UPDATE of the event takes anyway: the
+--   batch holds it a statement earlier, and nothing more (ingest, claims and reads of
+--   events take no row lock and never wait for it).
 WITH e AS (
   SELECT id, subject_hash, tenant_id, created_at FROM erasures
    WHERE id = $1 AND status = 'running'

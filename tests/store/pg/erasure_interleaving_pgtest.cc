@@ -94,6 +94,45 @@ class ErasureInterleavingPgTest : public testing::PgTest {
   int64_t event_ = 0;
 };
 
+// An outcome is being written (uncommitted: the retry's queue row updated, its attempt and
+// error text written) when an erasure batch comes. The batch waits for it on the queue
+// row, and its error texts, read after, include that attempt's.
+TEST_F(ErasureInterleavingPgTest, AnErasureBesideAnOutcomeErasesTheOutcomesErrorText) {
+  NewEvent e{"user.updated", std::string(R"({"email":")") + kQuoted + R"("})", destination_};
+  e.subjects = {"user:42"};
+  auto ingested = store_.InsertEvent(e, std::nullopt);
+  ASSERT_TRUE(ingested) << ingested.error().message;
+  event_ = ingested->event.id;
+  auto claimed = Claim(10);
+  ASSERT_EQ(claimed.size(), 1u);
+  const std::string delivery = N(claimed[0].delivery_id);
+  // What the outcome statement writes for a retry, held open.
+  auto recorder = testing::TestDatabase::Connect(db_.url());
+  pqxx::work outcome(*recorder);
+  outcome.exec(
+      "UPDATE delivery_queue SET next_attempt_at = now() + interval '1 hour', "
+      "lease_until = NULL, claim_token = NULL WHERE id = " +
+      delivery);
+  outcome.exec_params(
+      "INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, error, "
+      "outcome) VALUES ($1, 1, now(), 1, $2, 'retryable')",
+      claimed[0].delivery_id, std::string("ERR bad field ") + kQuoted);
+  outcome.exec_params("UPDATE deliveries SET attempt_count = 1, last_error = $2 WHERE id = $1",
+                      claimed[0].delivery_id, std::string("ERR bad field ") + kQuoted);
+
+  ASSERT_TRUE(store_.RequestErasure("user:42", std::nullopt, Scope::All()));
+  auto erasing = std::async(std::launch::async, [&] { return store_.RunErasures(1000, 10); });
+  EXPECT_TRUE(WaitsForALock(erasing));
+  outcome.commit();
+  auto round = erasing.get();
+  ASSERT_TRUE(round) << round.error().message;
+  EXPECT_EQ(round->finished, 1);
+  EXPECT_EQ(db_.Scalar("SELECT status || ':' || last_error FROM deliveries WHERE id = " + delivery),
+            "cancelled:erased");
+  EXPECT_EQ(db_.Scalar("SELECT error FROM attempts WHERE delivery_id = " + delivery), "erased");
+  ExpectNothingOfItLeft();
+}
+
 // The replay first: it has queued the delivery again, uncommitted, when the erasure runs.
 // The erasure waits for it and then cancels what it queued.
 TEST_F(ErasureInterleavingPgTest, AnErasureBesideAReplayCancelsWhatTheReplayQueued) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "server/schema_bounds.h"
 #include "server/schema_compile.h"
 #include "server/schema_graph.h"
 #include "server/schema_tree.h"
@@ -18,9 +19,15 @@ Result<std::shared_ptr<const JsonSchema>> JsonSchema::Compile(const nlohmann::js
                                                               std::string_view field) {
   if (!json.is_object()) return Invalid({{std::string(field), "must be a JSON object"}});
   schema::Problem problem;
-  std::unique_ptr<schema::CompiledTree> tree = schema::BuildTree(json, problem);
+  std::unique_ptr<schema::CompiledTree> tree;
+  // Bounded before anything is compiled: the compile's nodes, memory and time follow.
+  if (auto too_big = schema::CheckBounds(json)) {
+    problem = std::move(*too_big);
+  } else {
+    tree = schema::BuildTree(json, problem);
+  }
   if (tree) {
-    if (auto bad = schema::CheckGraph(*tree)) problem = std::move(*bad), tree.reset();
+    if (auto bad = schema::CheckGraph(*tree, json)) problem = std::move(*bad), tree.reset();
   }
   if (!tree) return Invalid({{std::string(field) + problem.pointer, problem.message}});
   return std::shared_ptr<const JsonSchema>(new JsonSchema(std::move(tree)));

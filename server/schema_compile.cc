@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include "server/schema_values.h"
 
@@ -96,7 +97,7 @@ class Builder {
   explicit Builder(const Json& doc, CompiledTree& tree) : doc_(doc), tree_(tree) {}
 
   std::optional<Problem> Run() {
-    tree_.root = Node(doc_, "", 0);
+    tree_.root = Node(doc_, 0);
     // Resolving a $ref may compile a part of the schema no keyword reaches, which may hold
     // $refs of its own: until there are none left.
     while (!problem_ && !unresolved_.empty()) {
@@ -108,78 +109,80 @@ class Builder {
   }
 
  private:
-  bool Fail(std::string pointer, std::string message) {
-    if (!problem_) problem_ = Problem{std::move(pointer), std::move(message)};
+  // `at` is the JSON value at fault, within doc_: its pointer is found only now, once, so
+  // that no node carries its (possibly long) path.
+  bool Fail(const Json& at, std::string message) {
+    if (!problem_) problem_ = Problem{PointerTo(doc_, &at), std::move(message)};
     return false;
   }
 
-  const SchemaNode* Node(const Json& s, const std::string& at, int depth) {
+  const SchemaNode* Node(const Json& s, int depth) {
     if (problem_) return nullptr;
-    if (auto it = by_pointer_.find(at); it != by_pointer_.end()) return it->second;
+    if (auto it = by_source_.find(&s); it != by_source_.end()) return it->second;
     if (depth > kMaxNesting) {
-      Fail(at, "nests deeper than " + std::to_string(kMaxNesting) + " levels");
+      Fail(s, "nests deeper than " + std::to_string(kMaxNesting) + " levels");
       return nullptr;
     }
     auto owned = std::make_unique<SchemaNode>();
     SchemaNode* n = owned.get();
     tree_.nodes.push_back(std::move(owned));
-    by_pointer_[at] = n;
-    n->pointer = at;
+    by_source_[&s] = n;
+    n->source = &s;
     if (s.is_boolean()) {
       n->boolean = s.get<bool>();
       return n;
     }
     if (!s.is_object()) {
-      Fail(at, "a schema must be an object or a boolean");
+      Fail(s, "a schema must be an object or a boolean");
       return nullptr;
     }
     for (const auto& [key, value] : s.items()) {
-      if (!Keyword(*n, key, value, at + "/" + PointerToken(key), depth)) return nullptr;
+      if (!Keyword(*n, key, value, depth)) return nullptr;
     }
     n->groups = Groups(*n);
     return n;
   }
 
   // A keyword whose value is one schema.
-  bool One(const Json& v, const std::string& at, int depth, const SchemaNode*& out) {
-    out = Node(v, at, depth + 1);
+  bool One(const Json& v, int depth, const SchemaNode*& out) {
+    out = Node(v, depth + 1);
     return out != nullptr;
   }
 
-  bool List(const Json& v, const std::string& at, int depth, std::vector<const SchemaNode*>& out) {
-    if (!v.is_array() || v.empty()) return Fail(at, "must be a non-empty array of schemas");
-    for (size_t i = 0; i < v.size(); ++i) {
+  bool List(const Json& v, int depth, std::vector<const SchemaNode*>& out) {
+    if (!v.is_array() || v.empty()) return Fail(v, "must be a non-empty array of schemas");
+    for (const Json& item : v) {
       const SchemaNode* sub = nullptr;
-      if (!One(v[i], at + "/" + std::to_string(i), depth, sub)) return false;
+      if (!One(item, depth, sub)) return false;
       out.push_back(sub);
     }
     return true;
   }
 
-  bool Number(const Json& v, const std::string& at, std::optional<Json>& out) {
-    if (!v.is_number()) return Fail(at, "must be a number");
+  bool Number(const Json& v, std::optional<Json>& out) {
+    if (!v.is_number()) return Fail(v, "must be a number");
     out = v;
     return true;
   }
 
-  bool CountOf(const Json& v, const std::string& at, std::optional<uint64_t>& out) {
+  bool CountOf(const Json& v, std::optional<uint64_t>& out) {
     out = Count(v);
-    return out ? true : Fail(at, "must be an integer of 0 or more");
+    return out ? true : Fail(v, "must be an integer of 0 or more");
   }
 
-  bool StringList(const Json& v, const std::string& at, std::vector<std::string>& out) {
-    std::set<std::string> names;
-    if (!v.is_array()) return Fail(at, "must be an array of distinct strings");
+  bool StringList(const Json& v, std::vector<std::string>& out) {
+    std::set<std::string_view> names;
+    if (!v.is_array()) return Fail(v, "must be an array of distinct strings");
     for (const Json& name : v) {
-      if (!name.is_string() || !names.insert(name.get<std::string>()).second) {
-        return Fail(at, "must be an array of distinct strings");
+      if (!name.is_string() || !names.insert(name.get_ref<const std::string&>()).second) {
+        return Fail(v, "must be an array of distinct strings");
       }
       out.push_back(name.get<std::string>());
     }
     return true;
   }
 
-  bool Regex(const std::string& source, const std::string& at, Pattern& out) {
+  bool Regex(const std::string& source, const Json& at, Pattern& out) {
     out.source = source;
     if (auto it = patterns_.find(source); it != patterns_.end()) {
       out.re = it->second;
@@ -207,17 +210,17 @@ class Builder {
   }
 
   // `type`: a name or an array of distinct names.
-  bool Types(const Json& v, const std::string& at, SchemaNode& n) {
+  bool Types(const Json& v, SchemaNode& n) {
     if (v.is_string()) {
       auto bit = TypeNamed(v.get_ref<const std::string&>());
-      if (!bit) return Fail(at, "is not a JSON Schema type");
+      if (!bit) return Fail(v, "is not a JSON Schema type");
       n.types = *bit;
       return true;
     }
-    if (!v.is_array() || v.empty()) return Fail(at, "must be a type name or an array of them");
+    if (!v.is_array() || v.empty()) return Fail(v, "must be a type name or an array of them");
     for (const Json& name : v) {
       auto bit = name.is_string() ? TypeNamed(name.get_ref<const std::string&>()) : std::nullopt;
-      if (!bit || (n.types & *bit)) return Fail(at, "must be a type name or an array of them");
+      if (!bit || (n.types & *bit)) return Fail(v, "must be a type name or an array of them");
       n.types |= *bit;
     }
     return true;
@@ -225,38 +228,35 @@ class Builder {
 
   // The keywords whose value maps names to subschemas (`dependencies` also to lists of
   // names).
-  bool SchemaMap(SchemaNode& n, const std::string& key, const Json& v, const std::string& at,
-                 int depth) {
-    if (!v.is_object()) return Fail(at, "must be an object");
+  bool SchemaMap(SchemaNode& n, const std::string& key, const Json& v, int depth) {
+    if (!v.is_object()) return Fail(v, "must be an object");
     for (const auto& [name, sub] : v.items()) {
-      const std::string here = at + "/" + PointerToken(name);
       if (key == "dependencies" && sub.is_array()) {
-        if (!StringList(sub, here, n.dependency_names[name])) return false;
+        if (!StringList(sub, n.dependency_names[name])) return false;
         continue;
       }
       const SchemaNode* node = nullptr;
-      if (!One(sub, here, depth, node)) return false;
+      if (!One(sub, depth, node)) return false;
       if (key == "properties") n.properties[name] = node;
       if (key == "dependencies") n.dependency_schemas[name] = node;
       if (key == "patternProperties") {
         Pattern p;
-        if (!Regex(name, here, p)) return false;
+        if (!Regex(name, sub, p)) return false;
         n.pattern_properties.emplace_back(std::move(p), node);
       }
     }
     return true;
   }
 
-  bool Keyword(SchemaNode& n, const std::string& key, const Json& v, const std::string& at,
-               int depth) {
+  bool Keyword(SchemaNode& n, const std::string& key, const Json& v, int depth) {
     if (key == "$ref") {
-      if (!v.is_string()) return Fail(at, "must be a string");
-      n.ref_text = v.get<std::string>();
+      if (!v.is_string()) return Fail(v, "must be a string");
+      n.ref_text = &v.get_ref<const std::string&>();
       unresolved_.push_back(&n);
     } else if (key == "type") {
-      return Types(v, at, n);
+      return Types(v, n);
     } else if (key == "enum") {
-      if (!v.is_array()) return Fail(at, "must be an array");
+      if (!v.is_array()) return Fail(v, "must be an array");
       n.has_enum = true;
       n.enum_values.assign(v.begin(), v.end());
       std::sort(n.enum_values.begin(), n.enum_values.end(),
@@ -264,77 +264,77 @@ class Builder {
     } else if (key == "const") {
       n.const_value = v;
     } else if (key == "multipleOf") {
-      if (!v.is_number() || !(v.get<double>() > 0)) return Fail(at, "must be a number above 0");
+      if (!v.is_number() || !(v.get<double>() > 0)) return Fail(v, "must be a number above 0");
       n.multiple_of = v;
     } else if (key == "minimum") {
-      return Number(v, at, n.minimum);
+      return Number(v, n.minimum);
     } else if (key == "maximum") {
-      return Number(v, at, n.maximum);
+      return Number(v, n.maximum);
     } else if (key == "exclusiveMinimum") {
-      return Number(v, at, n.exclusive_minimum);
+      return Number(v, n.exclusive_minimum);
     } else if (key == "exclusiveMaximum") {
-      return Number(v, at, n.exclusive_maximum);
+      return Number(v, n.exclusive_maximum);
     } else if (key == "minLength") {
-      return CountOf(v, at, n.min_length);
+      return CountOf(v, n.min_length);
     } else if (key == "maxLength") {
-      return CountOf(v, at, n.max_length);
+      return CountOf(v, n.max_length);
     } else if (key == "minItems") {
-      return CountOf(v, at, n.min_items);
+      return CountOf(v, n.min_items);
     } else if (key == "maxItems") {
-      return CountOf(v, at, n.max_items);
+      return CountOf(v, n.max_items);
     } else if (key == "minProperties") {
-      return CountOf(v, at, n.min_properties);
+      return CountOf(v, n.min_properties);
     } else if (key == "maxProperties") {
-      return CountOf(v, at, n.max_properties);
+      return CountOf(v, n.max_properties);
     } else if (key == "pattern") {
-      if (!v.is_string()) return Fail(at, "must be a string");
+      if (!v.is_string()) return Fail(v, "must be a string");
       n.pattern.emplace();
-      return Regex(v.get<std::string>(), at, *n.pattern);
+      return Regex(v.get<std::string>(), v, *n.pattern);
     } else if (key == "format") {
-      if (!v.is_string()) return Fail(at, "must be a string");
+      if (!v.is_string()) return Fail(v, "must be a string");
       n.format = FormatNamed(v.get_ref<const std::string&>());
     } else if (key == "uniqueItems") {
-      if (!v.is_boolean()) return Fail(at, "must be true or false");
+      if (!v.is_boolean()) return Fail(v, "must be true or false");
       n.unique_items = v.get<bool>();
     } else if (key == "required") {
-      return StringList(v, at, n.required);
+      return StringList(v, n.required);
     } else if (key == "items") {
       if (v.is_array()) {
-        for (size_t i = 0; i < v.size(); ++i) {
+        for (const Json& item : v) {
           const SchemaNode* sub = nullptr;
-          if (!One(v[i], at + "/" + std::to_string(i), depth, sub)) return false;
+          if (!One(item, depth, sub)) return false;
           n.items_list.push_back(sub);
         }
         return true;
       }
-      return One(v, at, depth, n.items);
+      return One(v, depth, n.items);
     } else if (key == "additionalItems") {
-      return One(v, at, depth, n.additional_items);
+      return One(v, depth, n.additional_items);
     } else if (key == "contains") {
-      return One(v, at, depth, n.contains);
+      return One(v, depth, n.contains);
     } else if (key == "additionalProperties") {
-      return One(v, at, depth, n.additional_properties);
+      return One(v, depth, n.additional_properties);
     } else if (key == "propertyNames") {
-      return One(v, at, depth, n.property_names);
+      return One(v, depth, n.property_names);
     } else if (key == "not") {
-      return One(v, at, depth, n.not_schema);
+      return One(v, depth, n.not_schema);
     } else if (key == "if") {
-      return One(v, at, depth, n.if_schema);
+      return One(v, depth, n.if_schema);
     } else if (key == "then") {
-      return One(v, at, depth, n.then_schema);
+      return One(v, depth, n.then_schema);
     } else if (key == "else") {
-      return One(v, at, depth, n.else_schema);
+      return One(v, depth, n.else_schema);
     } else if (key == "allOf") {
-      return List(v, at, depth, n.all_of);
+      return List(v, depth, n.all_of);
     } else if (key == "anyOf") {
-      return List(v, at, depth, n.any_of);
+      return List(v, depth, n.any_of);
     } else if (key == "oneOf") {
-      return List(v, at, depth, n.one_of);
+      return List(v, depth, n.one_of);
     } else if (key == "properties" || key == "patternProperties" || key == "definitions" ||
                key == "dependencies") {
-      return SchemaMap(n, key, v, at, depth);
+      return SchemaMap(n, key, v, depth);
     } else if (key == "$id" || key == "$schema" || key == "title" || key == "$comment") {
-      if (!v.is_string()) return Fail(at, "must be a string");
+      if (!v.is_string()) return Fail(v, "must be a string");
     }
     // Any other keyword is allowed and ignored, as draft 7 says.
     return true;
@@ -343,8 +343,8 @@ class Builder {
   // The node a $ref names: "#" or "#/a/b" (a JSON Pointer, percent-encoded in the URI
   // fragment) within this schema.
   const SchemaNode* Resolve(const SchemaNode& n) {
-    const std::string at = n.pointer + "/$ref";
-    const std::string& text = n.ref_text;
+    const Json& at = n.source->at("$ref");
+    const std::string& text = *n.ref_text;
     if (text.empty() || text[0] != '#') {
       Fail(at,
            "must refer within this schema (\"#\" or \"#/definitions/...\"); remote "
@@ -369,7 +369,6 @@ class Builder {
       return nullptr;
     }
     const Json* target = &doc_;
-    std::string pointer;
     for (size_t start = 1; start <= fragment.size() && !fragment.empty();) {
       size_t end = fragment.find('/', start);
       if (end == std::string::npos) end = fragment.size();
@@ -401,19 +400,38 @@ class Builder {
         Fail(at, "refers to nothing in this schema");
         return nullptr;
       }
-      pointer += "/" + PointerToken(token);
       start = end + 1;
     }
-    return Node(*target, pointer, 0);
+    return Node(*target, 0);
   }
 
   const Json& doc_;
   CompiledTree& tree_;
-  std::map<std::string, SchemaNode*> by_pointer_;
+  // A schema's JSON value is compiled once, however many $refs name it.
+  std::unordered_map<const Json*, SchemaNode*> by_source_;
   std::map<std::string, std::shared_ptr<const RE2>> patterns_;
   std::vector<SchemaNode*> unresolved_;
   std::optional<Problem> problem_;
 };
+
+// Finds `target` below `at`, leaving the tokens of its path in `tokens`.
+bool FindPath(const Json& at, const Json* target, std::vector<std::string>& tokens) {
+  if (&at == target) return true;
+  if (at.is_object()) {
+    for (const auto& [key, member] : at.items()) {
+      tokens.push_back(PointerToken(key));
+      if (FindPath(member, target, tokens)) return true;
+      tokens.pop_back();
+    }
+  } else if (at.is_array()) {
+    for (size_t i = 0; i < at.size(); ++i) {
+      tokens.push_back(std::to_string(i));
+      if (FindPath(at[i], target, tokens)) return true;
+      tokens.pop_back();
+    }
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -428,6 +446,14 @@ std::string PointerToken(std::string_view token) {
       out += c;
     }
   }
+  return out;
+}
+
+std::string PointerTo(const Json& doc, const Json* target) {
+  std::vector<std::string> tokens;
+  if (!FindPath(doc, target, tokens)) return "";
+  std::string out;
+  for (const std::string& t : tokens) out += "/" + t;
   return out;
 }
 

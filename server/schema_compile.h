@@ -29,6 +29,10 @@ std::unique_ptr<CompiledTree> BuildTree(const nlohmann::json& schema, Problem& p
 inline constexpr size_t kMaxPatterns = 64;
 inline constexpr int64_t kPatternMemory = 128 << 10;
 
+// The JSON Pointer of `target`, a value within `doc` ("" when it is `doc` or not in it).
+// A walk of `doc`: for naming a problem, not for every node.
+std::string PointerTo(const nlohmann::json& doc, const nlohmann::json* target);
+
 // A JSON Pointer token, escaped (~0, ~1).
 std::string PointerToken(std::string_view token);
 

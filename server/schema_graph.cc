@@ -48,6 +48,8 @@ void ForEachBelow(const SchemaNode& n, const F& f) {
 
 class Graph {
  public:
+  explicit Graph(const nlohmann::json& doc) : doc_(doc) {}
+
   std::optional<Problem> Run(CompiledTree& tree) {
     // Every node, reachable or not: a cycle among unused definitions is still refused.
     for (const auto& n : tree.nodes) {
@@ -71,8 +73,8 @@ class Graph {
       return;
     }
     if (stack_.size() >= kMaxDepth) {
-      problem_ = Problem{n.pointer, "nests more than " + std::to_string(kMaxDepth) +
-                                        " subschemas deep (through $ref)"};
+      problem_ = Problem{PointerTo(doc_, n.source), "nests more than " + std::to_string(kMaxDepth) +
+                                                        " subschemas deep (through $ref)"};
       return;
     }
     stack_.push_back(&n);
@@ -127,15 +129,17 @@ class Graph {
     std::string path;
     const SchemaNode* closing = nullptr;
     for (auto it = from; it != stack_.end(); ++it) {
-      path += "#" + (*it)->pointer + " -> ";
+      path += "#" + PointerTo(doc_, (*it)->source) + " -> ";
       if ((*it)->ref != nullptr) closing = *it;
     }
-    path += "#" + n.pointer;
+    const std::string here = PointerTo(doc_, n.source);
+    path += "#" + here;
     // Every cycle passes a $ref: the subschemas themselves form a tree.
-    problem_ = Problem{closing != nullptr ? closing->pointer + "/$ref" : n.pointer,
+    problem_ = Problem{closing != nullptr ? PointerTo(doc_, closing->source) + "/$ref" : here,
                        "refers back to itself (" + path + "); recursive schemas are not supported"};
   }
 
+  const nlohmann::json& doc_;
   std::unordered_map<const SchemaNode*, Cost> costs_;
   std::vector<const SchemaNode*> stack_;
   std::optional<Problem> problem_;
@@ -153,6 +157,8 @@ size_t CountValues(const nlohmann::json& doc) {
   return n;
 }
 
-std::optional<Problem> CheckGraph(CompiledTree& tree) { return Graph().Run(tree); }
+std::optional<Problem> CheckGraph(CompiledTree& tree, const nlohmann::json& schema) {
+  return Graph(schema).Run(tree);
+}
 
 }  // namespace webhookd::schema

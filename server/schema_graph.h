@@ -31,7 +31,7 @@ size_t CountValues(const nlohmann::json& doc);
 inline constexpr size_t kMaxDepth = 256;
 
 // Sets tree.cost; or the problem: a $ref cycle (named at the $ref that closes it), a
-// chain too deep, a cost over kMaxCost.
-std::optional<Problem> CheckGraph(CompiledTree& tree);
+// chain too deep, a cost over kMaxCost. `schema` is the JSON the tree was built from.
+std::optional<Problem> CheckGraph(CompiledTree& tree, const nlohmann::json& schema);
 
 }  // namespace webhookd::schema

@@ -52,10 +52,14 @@ enum GroupBit : uint8_t {
 struct SchemaNode {
   using Json = nlohmann::json;
 
-  std::string pointer;              // where it is in the schema ("/properties/id")
+  // The node's JSON, and its $ref as written: valid while the schema's JSON is, that is
+  // during compilation alone, to resolve $refs and name a problem (PointerTo). No node
+  // copies its path: a long member name would be copied into every node below it.
+  const Json* source = nullptr;
+  const std::string* ref_text = nullptr;
+
   std::optional<bool> boolean;      // a `true` or `false` schema
   const SchemaNode* ref = nullptr;  // $ref: the keywords beside it are ignored (draft 7)
-  std::string ref_text;             // as written, until resolved
 
   uint8_t groups = 0;
   uint8_t types = 0;              // 0: any

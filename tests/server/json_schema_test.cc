@@ -249,9 +249,10 @@ TEST(JsonSchemaTest, ARefCycleIsRefusedAtTheRefThatClosesIt) {
 }
 
 TEST(JsonSchemaTest, TooComplexASchemaIsRefused) {
-  // Each level doubles what one value is checked against: 2^12 subschemas.
+  // Each level doubles what one value is checked against: 2^10 subschemas, within the
+  // bounds on size and count.
   Json schema = {{"type", "integer"}};
-  for (int i = 0; i < 12; ++i) schema = {{"allOf", {schema, schema}}};
+  for (int i = 0; i < 10; ++i) schema = {{"allOf", {schema, schema}}};
   EXPECT_EQ(CompileError(schema), "/schema");
   EXPECT_NE(CompileMessage(schema).find("is too complex"), std::string::npos);
   // The same through definitions that refer twice to the one below.
@@ -263,6 +264,46 @@ TEST(JsonSchemaTest, TooComplexASchemaIsRefused) {
   EXPECT_NE(
       CompileMessage({{"definitions", defs}, {"$ref", "#/definitions/d12"}}).find("too complex"),
       std::string::npos);
+}
+
+// A list of `n` empty schemas under `items`: n subschemas, 3 bytes each.
+Json ItemsOf(size_t n) { return {{"items", Json(std::vector<Json>(n, Json::object()))}}; }
+
+TEST(JsonSchemaTest, ASchemaOverItsBoundsIsRefusedBeforeItIsCompiled) {
+  EXPECT_EQ(CompileError(ItemsOf(10000)), "compiled");
+  EXPECT_EQ(CompileError(ItemsOf(10001)), "/schema");
+  EXPECT_NE(CompileMessage(ItemsOf(10001)).find("more than 10000 subschemas"), std::string::npos);
+  // The same count through every keyword that holds subschemas.
+  Json mixed = {{"properties", {{"a", ItemsOf(5000)}}}, {"allOf", {ItemsOf(4998)}}};
+  EXPECT_EQ(CompileError(mixed), "compiled");
+  mixed["not"] = true;
+  EXPECT_EQ(CompileError(mixed), "/schema");
+  // 65,536 bytes as compact JSON is the most: {"description":"…"} is 18 bytes around it.
+  EXPECT_EQ(CompileError({{"description", std::string(65518, 'd')}}), "compiled");
+  EXPECT_EQ(CompileError({{"description", std::string(65519, 'd')}}), "/schema");
+  EXPECT_NE(CompileMessage({{"description", std::string(65519, 'd')}}).find("65536 bytes"),
+            std::string::npos);
+  // Escapes count as written: 13,100 newlines are 26,200 bytes twice over.
+  EXPECT_EQ(CompileError({{"a", std::string(13100, '\n')},
+                          {"b", std::string(13100, '\n')},
+                          {"c", std::string(13100, '\n')}}),
+            "/schema");
+  // The attack: one member named by 131,072 'k's holding 43,000 subschemas (11 GB of
+  // copied paths once compiled), refused by its size alone.
+  const Json attack = {{"properties", {{std::string(131072, 'k'), ItemsOf(43000)}}}};
+  EXPECT_EQ(CompileError(attack), "/schema");
+}
+
+TEST(JsonSchemaTest, ALongNameIsNotCopiedIntoEveryNodeBelowIt) {
+  // 40,000 bytes of name over 5,000 subschemas: each copying its path would be 200 MB.
+  const std::string name(40000, 'k');
+  Json schema = {{"properties", {{name, ItemsOf(5000)}}}};
+  EXPECT_EQ(CompileError(schema), "compiled");
+  // A problem below it is still named by its whole pointer.
+  schema["properties"][name]["items"][4999] = {{"type", 5}};
+  EXPECT_EQ(CompileError(schema), "/schema/properties/" + name + "/items/4999/type");
+  EXPECT_EQ(CompileError({{"properties", {{"a/b~c", {{"items", {true, {{"minLength", -1}}}}}}}}}),
+            "/schema/properties/a~1b~0c/items/1/minLength");
 }
 
 TEST(JsonSchemaTest, APatternRe2CannotRunInLinearTimeIsRefused) {

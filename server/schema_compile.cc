@@ -186,6 +186,8 @@ class Builder {
     out.source = source;
     if (auto it = patterns_.find(source); it != patterns_.end()) {
       out.re = it->second;
+      out.program_size =
+          static_cast<size_t>(std::max(out.re->ProgramSize(), out.re->ReverseProgramSize()));
       return true;
     }
     if (patterns_.size() >= kMaxPatterns) {
@@ -204,8 +206,17 @@ class Builder {
       return Fail(at, "is not a regular expression webhookd can check in linear time (" +
                           re->error() + "; backreferences and lookaround are not supported)");
     }
+    const int program = std::max(re->ProgramSize(), re->ReverseProgramSize());
+    if (program > kMaxPatternProgram) {
+      return Fail(at, "compiles to " + std::to_string(program) + " instructions, more than the " +
+                          std::to_string(kMaxPatternProgram) +
+                          " whose linear-time automaton fits the memory a pattern is given "
+                          "(a long counted repetition such as [a-z]{0,500} is the usual cause; "
+                          "maxLength bounds a length at no cost)");
+    }
     patterns_.emplace(source, re);
     out.re = std::move(re);
+    out.program_size = static_cast<size_t>(program);
     return true;
   }
 

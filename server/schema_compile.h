@@ -33,6 +33,18 @@ inline constexpr int64_t kPatternMemory = 128 << 10;
 // A walk of `doc`: for naming a problem, not for every node.
 std::string PointerTo(const nlohmann::json& doc, const nlohmann::json* target);
 
+// The most instructions a pattern may compile to, forwards and backwards: a program this
+// small has room in kPatternMemory for RE2's DFA (at least the 20 states RE2 asks for,
+// whatever its byte classes); a larger one would run in RE2's NFA at once.
+inline constexpr int kMaxPatternProgram = 200;
+
+// The most pattern work (bytes scanned times the pattern's instructions, summed over the
+// scans) one validation may do. RE2 falls back from its DFA to its NFA when a text makes
+// the DFA build a state every few bytes, and the NFA costs about 14 ns per byte and
+// instruction on a 2020s core: this keeps every validation's pattern work near 40 ms. A
+// payload that would need more is refused, unchecked further.
+inline constexpr size_t kMaxPatternWork = 3'000'000;
+
 // A JSON Pointer token, escaped (~0, ~1).
 std::string PointerToken(std::string_view token);
 

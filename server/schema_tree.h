@@ -36,6 +36,9 @@ enum TypeBit : uint8_t {
 struct Pattern {
   std::string source;
   std::shared_ptr<const re2::RE2> re;  // shared by every use of the same source
+  // RE2's instructions for it: a scan of n bytes costs at most about n times this, when
+  // its automaton falls back to the NFA (see kMaxPatternWork).
+  size_t program_size = 0;
 };
 
 // The bits of `SchemaNode::groups`: which families of keywords a node has, so that a

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "server/schema_compile.h"
@@ -71,8 +72,6 @@ std::string EnumMessage(const std::vector<Json>& values) {
   return "must be " + listed;
 }
 
-bool Matches(const Pattern& p, std::string_view text) { return RE2::PartialMatch(text, *p.re); }
-
 class Validator {
  public:
   Validator(std::string_view prefix, size_t max_errors) : prefix_(prefix), max_(max_errors) {}
@@ -110,7 +109,12 @@ class Validator {
     return CheckCombinators(n, v, collect, ok, fail);
   }
 
-  bool Full() const { return result.errors.size() >= max_; }
+  bool Full() const { return result.errors.size() >= max_ || too_costly_; }
+
+  // Once a scan would pass kMaxPatternWork, the one error that says so, and nothing else.
+  void Finish() {
+    if (too_costly_) result.errors = {std::move(*too_costly_)};
+  }
 
  private:
   template <typename F>
@@ -383,9 +387,29 @@ class Validator {
     return true;
   }
 
+  // `text` matches `p`, within the pattern work left; past it, false without a scan, and
+  // checking stops.
+  bool Matches(const Pattern& p, std::string_view text) {
+    if (too_costly_) return false;
+    const size_t program = std::max<size_t>(p.program_size, 1);
+    const size_t work = (text.size() + 1) * program;
+    if (work > kMaxPatternWork - pattern_work_) {
+      too_costly_ = FieldError{Here(),
+                               "is too long to be checked against its event type's "
+                               "patterns: the schema's patterns may scan about " +
+                                   std::to_string(kMaxPatternWork / program) +
+                                   " bytes with this one (pattern " + p.source + ")"};
+      return false;
+    }
+    pattern_work_ += work;
+    return RE2::PartialMatch(text, *p.re);
+  }
+
   std::string_view prefix_;
   size_t max_;
   std::vector<Segment> path_;
+  size_t pattern_work_ = 0;
+  std::optional<FieldError> too_costly_;
 };
 
 }  // namespace
@@ -394,6 +418,7 @@ Validation ValidateTree(const SchemaNode& root, const Json& doc, std::string_vie
                         size_t max_errors) {
   Validator v(prefix, max_errors);
   v.Check(root, doc, /*collect=*/true);
+  v.Finish();
   return std::move(v.result);
 }
 

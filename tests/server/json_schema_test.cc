@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+
+#include "server/schema_compile.h"
+#include "server/schema_graph.h"
 
 namespace webhookd {
 namespace {
@@ -323,6 +327,39 @@ TEST(JsonSchemaTest, APatternRe2CannotRunInLinearTimeIsRefused) {
   EXPECT_TRUE(Fields({{"pattern", "\\u00e9"}}, "caf\u00e9").empty());
 }
 
+TEST(JsonSchemaTest, APatternTooLargeForItsAutomatonIsRefused) {
+  // 1,005 instructions: RE2's DFA has no room for it in 128 KiB and runs its NFA instead.
+  EXPECT_EQ(CompileError({{"allOf", {{{"pattern", "[a-z]{0,500}x"}}}}}), "/schema/allOf/0/pattern");
+  EXPECT_NE(CompileMessage({{"pattern", "[a-z]{0,500}x"}}).find("instructions"), std::string::npos);
+  EXPECT_EQ(CompileError({{"patternProperties", {{"^[a-z]{0,300}$", true}}}}),
+            "/schema/patternProperties/^[a-z]{0,300}$");
+  EXPECT_EQ(CompileError({{"pattern", "[a-z]{0,50}x"}}), "compiled");
+}
+
+TEST(JsonSchemaTest, PatternWorkIsBoundedWhateverThePayload) {
+  // 250 scans of each string by a 105-instruction program: about 114 bytes may be checked.
+  std::vector<Json> all(250, Json{{"pattern", "^[a-z]{0,50}x"}});
+  auto compiled = JsonSchema::Compile({{"properties", {{"s", {{"allOf", all}}}}}}, "/schema");
+  ASSERT_TRUE(compiled);
+  EXPECT_TRUE((*compiled)->Validate({{"s", std::string(50, 'a') + "x"}}, "/payload").empty());
+  EXPECT_EQ((*compiled)->Validate({{"s", std::string(50, 'a') + "y"}}, "/payload").size(), 1u);
+  const auto errors = (*compiled)->Validate({{"s", std::string(250000, 'a')}}, "/payload");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "/payload/s");
+  EXPECT_NE(errors[0].message.find("too long to be checked"), std::string::npos);
+  // Member names count too (patternProperties): 40 names of 1,000 bytes against a pattern of
+  // 105 instructions are 4.2 M of work, 20 are 2.1 M.
+  const auto names = [](int n) {
+    Json doc = Json::object();
+    for (int i = 0; i < n; ++i) doc[std::to_string(i) + std::string(1000, 'a')] = 1;
+    return doc;
+  };
+  auto by_name = JsonSchema::Compile({{"patternProperties", {{"^[a-z]{0,50}x", true}}}}, "/schema");
+  ASSERT_TRUE(by_name);
+  EXPECT_EQ((*by_name)->Validate(names(40), "/payload").size(), 1u);
+  EXPECT_TRUE((*by_name)->Validate(names(20), "/payload").empty());
+}
+
 TEST(JsonSchemaTest, AHugeDateTimeIsRefusedWithoutARegex) {
   const Json schema = {{"format", "date-time"}};
   EXPECT_EQ(Fields(schema, std::string(200000, '1')), std::vector<std::string>{"/payload"});
@@ -399,6 +436,107 @@ TEST(JsonSchemaTest, APayloadTooLargeForItsSchemasCostIsRefusedUnchecked) {
   many.erase(many.begin() + 1000, many.end());
   EXPECT_TRUE((*compiled)->Validate(many, "/payload", &visits).empty());
   EXPECT_LE(visits, (*compiled)->cost() * 1001);
+}
+
+// The costliest accepted schemas on the largest accepted payloads (WEBHOOKD_MAX_PAYLOAD_BYTES,
+// 256 KiB): each is checked to its end. Their time is measured on a Release build (see
+// docs/security.md), not asserted here.
+constexpr size_t kLargestPayload = 262144;
+
+// Validate, its time recorded as the test's property validate_us (--gtest_output=xml).
+std::vector<FieldError> TimedValidate(const JsonSchema& schema, const Json& doc,
+                                      size_t* visits = nullptr) {
+  const auto started = std::chrono::steady_clock::now();
+  auto errors = schema.Validate(doc, "/payload", visits);
+  ::testing::Test::RecordProperty(
+      "validate_us", std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::steady_clock::now() - started)
+                                        .count()));
+  return errors;
+}
+
+// A text RE2's DFA cannot keep up with for (a|b)*a(a|b){12}: each byte a new state.
+std::string Unpredictable(size_t n) {
+  std::string text(n, 'a');
+  uint32_t x = 12345;
+  for (char& c : text) {
+    x = x * 1103515245u + 12345u;
+    c = (x >> 16) & 1 ? 'a' : 'b';
+  }
+  return text;
+}
+
+size_t ProgramSize(const std::string& pattern) {
+  auto compiled = JsonSchema::Compile({{"pattern", pattern}}, "/schema");
+  EXPECT_TRUE(compiled);
+  // The bound the validator reports names the program size: recover it from a scan that
+  // is certain to pass it.
+  const auto errors = (*compiled)->Validate(std::string(schema::kMaxPatternWork, 'a'), "");
+  EXPECT_EQ(errors.size(), 1u);
+  const std::string& m = errors.at(0).message;
+  const size_t at = m.find("about ") + 6;
+  return schema::kMaxPatternWork / std::stoul(m.substr(at));
+}
+
+TEST(JsonSchemaTest, CostliestPatternWorkOneLongString) {
+  const std::string pattern = "(a|b)*a(a|b){12}c";
+  const size_t length = schema::kMaxPatternWork / ProgramSize(pattern) - 2;
+  ASSERT_LT(length, kLargestPayload);
+  auto compiled = JsonSchema::Compile({{"properties", {{"s", {{"pattern", pattern}}}}}}, "/schema");
+  ASSERT_TRUE(compiled);
+  const Json doc = {{"s", Unpredictable(length)}};
+  const auto errors = TimedValidate(**compiled, doc);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("must match the pattern"), std::string::npos);
+}
+
+TEST(JsonSchemaTest, CostliestPatternWorkManyPatterns) {
+  // The most distinct patterns, each used four times over: every scan a cold automaton.
+  Json all = Json::array();
+  size_t program = 0;
+  for (size_t i = 0; i < 4 * schema::kMaxPatterns; ++i) {
+    const std::string p = "(a|b)*a(a|b){12}c" + std::to_string(i % schema::kMaxPatterns);
+    if (i < schema::kMaxPatterns) program = std::max(program, ProgramSize(p));
+    all.push_back({{"pattern", p}});
+  }
+  all.erase(all.begin() + 250, all.end());  // within the cost bound of 256
+  const size_t length = schema::kMaxPatternWork / (all.size() * program) - 2;
+  auto compiled = JsonSchema::Compile({{"properties", {{"s", {{"allOf", all}}}}}}, "/schema");
+  ASSERT_TRUE(compiled);
+  const Json doc = {{"s", Unpredictable(length)}};
+  const auto errors = TimedValidate(**compiled, doc);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].message.find("must match the pattern"), std::string::npos);
+}
+
+TEST(JsonSchemaTest, CostliestVisits) {
+  // Every value checked against 256 nodes, each parsing a date-time: a million checks.
+  Json all = Json::array();
+  for (int i = 0; i < 254; ++i) all.push_back({{"type", "string"}, {"format", "date-time"}});
+  auto compiled = JsonSchema::Compile({{"items", {{"allOf", all}}}}, "/schema");
+  ASSERT_TRUE(compiled);
+  const size_t count = schema::kMaxWork / (*compiled)->cost() - 1;
+  Json doc(std::vector<Json>(count, "2026-12-31T23:59:60.123456789+00:00"));
+  ASSERT_LT(doc.dump().size(), kLargestPayload);
+  size_t visits = 0;
+  EXPECT_TRUE(TimedValidate(**compiled, doc, &visits).empty());
+  EXPECT_GT(visits, schema::kMaxWork * 9 / 10);
+}
+
+TEST(JsonSchemaTest, CostliestUniqueItems) {
+  // 1,000 arrays of 120 numbers that differ in their last alone: every comparison goes deep.
+  Json doc = Json::array();
+  for (int i = 0; i < 1000; ++i) {
+    Json item(std::vector<Json>(119, 1));
+    item.push_back(i);
+    doc.push_back(std::move(item));
+  }
+  ASSERT_LT(doc.dump().size(), kLargestPayload);
+  auto compiled = JsonSchema::Compile({{"uniqueItems", true}}, "/schema");
+  ASSERT_TRUE(compiled);
+  EXPECT_TRUE(TimedValidate(**compiled, doc).empty());
+  doc.push_back(doc[500]);
+  EXPECT_EQ((*compiled)->Validate(doc, "/payload").size(), 1u);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "server/schema_formats.h"
 
+#include "server/schema_net_formats.h"
+
 namespace webhookd::schema {
 namespace {
 
@@ -37,7 +39,8 @@ bool FullDate(std::string_view text, size_t& at) {
   return day <= last;
 }
 
-// full-time: HH:MM:SS[.frac](Z|+HH:MM|-HH:MM), second 60 allowed (a leap second).
+// full-time: HH:MM:SS[.frac](Z|+HH:MM|-HH:MM). Second 60 is a leap second, which comes
+// only at 23:59 UTC: 15:59:60-08:00 is one, 23:58:60Z is not.
 bool FullTime(std::string_view text, size_t& at) {
   int hour = 0, minute = 0, second = 0;
   if (!Digits(text, at, 2, hour) || !Char(text, at, ':') || !Digits(text, at, 2, minute) ||
@@ -52,15 +55,22 @@ bool FullTime(std::string_view text, size_t& at) {
     if (at == start) return false;
   }
   if (at >= text.size()) return false;
+  int offset = 0;  // minutes east of UTC
   if (text[at] == 'Z' || text[at] == 'z') {
     ++at;
-    return true;
+  } else {
+    if (text[at] != '+' && text[at] != '-') return false;
+    const int sign = text[at] == '-' ? -1 : 1;
+    ++at;
+    int offset_hour = 0, offset_minute = 0;
+    if (!Digits(text, at, 2, offset_hour) || !Char(text, at, ':') ||
+        !Digits(text, at, 2, offset_minute) || offset_hour > 23 || offset_minute > 59) {
+      return false;
+    }
+    offset = sign * (offset_hour * 60 + offset_minute);
   }
-  if (text[at] != '+' && text[at] != '-') return false;
-  ++at;
-  int offset_hour = 0, offset_minute = 0;
-  return Digits(text, at, 2, offset_hour) && Char(text, at, ':') &&
-         Digits(text, at, 2, offset_minute) && offset_hour <= 23 && offset_minute <= 59;
+  constexpr int kDay = 24 * 60;
+  return second < 60 || ((hour * 60 + minute - offset) % kDay + kDay) % kDay == kDay - 1;
 }
 
 }  // namespace
@@ -69,6 +79,13 @@ Format FormatNamed(std::string_view name) {
   if (name == "date") return Format::kDate;
   if (name == "time") return Format::kTime;
   if (name == "date-time") return Format::kDateTime;
+  if (name == "email") return Format::kEmail;
+  if (name == "hostname") return Format::kHostname;
+  if (name == "ipv4") return Format::kIpv4;
+  if (name == "ipv6") return Format::kIpv6;
+  if (name == "uri") return Format::kUri;
+  if (name == "uri-reference") return Format::kUriReference;
+  if (name == "uuid") return Format::kUuid;
   return Format::kNone;
 }
 
@@ -80,6 +97,45 @@ std::string_view FormatName(Format format) {
       return "time";
     case Format::kDateTime:
       return "date-time";
+    case Format::kEmail:
+      return "email";
+    case Format::kHostname:
+      return "hostname";
+    case Format::kIpv4:
+      return "ipv4";
+    case Format::kIpv6:
+      return "ipv6";
+    case Format::kUri:
+      return "uri";
+    case Format::kUriReference:
+      return "uri-reference";
+    case Format::kUuid:
+      return "uuid";
+    case Format::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string_view FormatStandard(Format format) {
+  switch (format) {
+    case Format::kDate:
+    case Format::kTime:
+    case Format::kDateTime:
+      return "RFC 3339";
+    case Format::kEmail:
+      return "RFC 5321";
+    case Format::kHostname:
+      return "RFC 1123";
+    case Format::kIpv4:
+      return "dotted decimal";
+    case Format::kIpv6:
+      return "RFC 4291";
+    case Format::kUri:
+    case Format::kUriReference:
+      return "RFC 3986";
+    case Format::kUuid:
+      return "RFC 4122";
     case Format::kNone:
       break;
   }
@@ -98,6 +154,20 @@ bool MatchesFormat(Format format, std::string_view text) {
     case Format::kDateTime:
       return FullDate(text, at) && at < text.size() && (text[at] == 'T' || text[at] == 't') &&
              FullTime(text, ++at) && at == text.size();
+    case Format::kEmail:
+      return IsEmail(text);
+    case Format::kHostname:
+      return IsHostname(text);
+    case Format::kIpv4:
+      return IsIpv4(text);
+    case Format::kIpv6:
+      return IsIpv6(text);
+    case Format::kUri:
+      return IsUri(text);
+    case Format::kUriReference:
+      return IsUriReference(text);
+    case Format::kUuid:
+      return IsUuid(text);
   }
   return false;
 }

@@ -253,7 +253,10 @@ class Validator {
       if (fail([&] { return "must match the pattern " + n.pattern->source; })) return false;
     }
     if (n.format != Format::kNone && !MatchesFormat(n.format, s)) {
-      if (fail([&] { return "must be a " + std::string(FormatName(n.format)) + " (RFC 3339)"; })) {
+      if (fail([&] {
+            return "must be a " + std::string(FormatName(n.format)) + " (" +
+                   std::string(FormatStandard(n.format)) + ")";
+          })) {
         return false;
       }
     }

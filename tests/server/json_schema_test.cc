@@ -365,13 +365,15 @@ TEST(JsonSchemaTest, AHugeDateTimeIsRefusedWithoutARegex) {
   EXPECT_EQ(Fields(schema, std::string(200000, '1')), std::vector<std::string>{"/payload"});
   EXPECT_EQ(Fields(schema, "2026-01-02T03:04:05Z" + std::string(200000, '9')),
             std::vector<std::string>{"/payload"});
-  EXPECT_TRUE(Fields(schema, "2016-12-31T23:59:60.5-01:30").empty());  // leap second
+  EXPECT_TRUE(Fields(schema, "2016-12-31T22:29:60.5-01:30").empty());  // leap second
+  EXPECT_FALSE(Fields(schema, "2016-12-31T23:59:60.5-01:30").empty());  // not at 23:59 UTC
   EXPECT_FALSE(Fields(schema, "2026-01-02T03:04:05+24:00").empty());
   EXPECT_TRUE(Fields({{"format", "date"}}, "2000-02-29").empty());
   EXPECT_FALSE(Fields({{"format", "date"}}, "1900-02-29").empty());
   EXPECT_FALSE(Fields({{"format", "date"}}, "2026-1-02").empty());
   EXPECT_FALSE(Fields({{"format", "time"}}, "10:00:00.Z").empty());
-  EXPECT_TRUE(Fields({{"format", "email"}}, "not checked").empty());
+  EXPECT_EQ(Fields({{"format", "email"}}, "not an address"), std::vector<std::string>{"/payload"});
+  EXPECT_TRUE(Fields({{"format", "idn-email"}}, "not checked").empty());
 }
 
 TEST(JsonSchemaTest, EqualItemsAreOneErrorInNLogN) {

@@ -1,7 +1,10 @@
 #include "server/schema_values.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <system_error>
 
 namespace webhookd::schema {
 namespace {
@@ -34,6 +37,53 @@ int KindRank(const Json& j) {
     default:
       return 6;
   }
+}
+
+// A number as the decimal it was written as, mantissa * 10^exponent, sign dropped: an
+// integer as it is, a double as its shortest round-trip text (0.1 is 1e-1, not the binary
+// fraction nearest it), which is how JSON Schema reads multipleOf.
+struct Decimal {
+  uint64_t mantissa = 0;
+  int exponent = 0;
+};
+
+std::optional<Decimal> ToDecimal(const Json& n) {
+  Decimal out;
+  if (n.is_number_unsigned()) {
+    out.mantissa = n.get<uint64_t>();
+  } else if (n.is_number_integer()) {
+    const int64_t i = n.get<int64_t>();
+    out.mantissa = i < 0 ? 0 - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
+  } else if (n.is_number_float()) {
+    const double d = std::fabs(n.get<double>());
+    if (!std::isfinite(d)) return std::nullopt;
+    char text[64];
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, d);
+    if (ec != std::errc()) return std::nullopt;
+    // At most 17 significant digits, so the mantissa fits.
+    bool fraction = false;
+    const char* p = text;
+    for (; p != end && *p != 'e'; ++p) {
+      if (*p == '.') {
+        fraction = true;
+        continue;
+      }
+      out.mantissa = out.mantissa * 10 + static_cast<uint64_t>(*p - '0');
+      if (fraction) --out.exponent;
+    }
+    if (p != end) {
+      int e = 0;
+      std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), end, e);
+      out.exponent += e;
+    }
+  } else {
+    return std::nullopt;
+  }
+  while (out.mantissa != 0 && out.mantissa % 10 == 0) {
+    out.mantissa /= 10;
+    ++out.exponent;
+  }
+  return out;
 }
 
 template <typename T>
@@ -97,20 +147,29 @@ bool IsIntegerValue(const Json& number) {
 }
 
 bool IsMultipleOf(const Json& value, const Json& divisor) {
-  if (value.is_number_integer() && divisor.is_number_integer()) {
-    const uint64_t d = divisor.get<uint64_t>();  // > 0, checked at compile
-    const uint64_t magnitude = value.is_number_unsigned() || value.get<int64_t>() >= 0
-                                   ? value.get<uint64_t>()
-                                   : 0 - static_cast<uint64_t>(value.get<int64_t>());
-    return magnitude % d == 0;
+  const std::optional<Decimal> v = ToDecimal(value);
+  const std::optional<Decimal> d = ToDecimal(divisor);
+  if (!v || !d || d->mantissa == 0) return false;
+  if (v->mantissa == 0) return true;
+  // v / d = (mv / md) * 10^(ev - ed): an integer when md divides mv * 10^(ev - ed).
+  if (v->exponent >= d->exponent) {
+    using Wide = unsigned __int128;
+    const uint64_t m = d->mantissa;
+    Wide power = 1 % m;
+    Wide base = 10 % m;
+    for (int k = v->exponent - d->exponent; k > 0; k >>= 1) {
+      if ((k & 1) != 0) power = power * base % m;
+      base = base * base % m;
+    }
+    return static_cast<Wide>(v->mantissa % m) * power % m == 0;
   }
-  const long double v = AsLongDouble(value);
-  const long double d = AsLongDouble(divisor);
-  if (!std::isfinite(v) || !std::isfinite(d) || d <= 0) return false;
-  const long double q = v / d;
-  if (!std::isfinite(q)) return false;
-  const long double nearest = std::nearbyint(q);
-  return std::fabs(v - nearest * d) <= d * 1e-9L;
+  // Else md * 10^(ed - ev) must divide mv, which it cannot once it is larger.
+  uint64_t m = d->mantissa;
+  for (int k = d->exponent - v->exponent; k > 0; --k) {
+    if (m > v->mantissa / 10) return false;
+    m *= 10;
+  }
+  return v->mantissa % m == 0;
 }
 
 size_t CodePoints(std::string_view text) {

@@ -19,8 +19,9 @@ int CompareNumbers(const nlohmann::json& a, const nlohmann::json& b);
 // A number without a fractional part: 1, 1.0, 12345678901234567890 and 1e300 are integers.
 bool IsIntegerValue(const nlohmann::json& number);
 
-// `value` is a multiple of `divisor` (> 0): exactly for integers, within a rounding
-// tolerance for others (0.3 is a multiple of 0.1).
+// `value` is a multiple of `divisor` (> 0), exactly, each read as the decimal it was
+// written as: 0.3 is a multiple of 0.1, 12391239123 of 1e-8, and 1e308 is not one of
+// 0.123456789. Bounded: a few hundred steps at most, whatever the exponents.
 bool IsMultipleOf(const nlohmann::json& value, const nlohmann::json& divisor);
 
 // The number of Unicode code points in UTF-8 `text`.

@@ -365,7 +365,7 @@ TEST(JsonSchemaTest, AHugeDateTimeIsRefusedWithoutARegex) {
   EXPECT_EQ(Fields(schema, std::string(200000, '1')), std::vector<std::string>{"/payload"});
   EXPECT_EQ(Fields(schema, "2026-01-02T03:04:05Z" + std::string(200000, '9')),
             std::vector<std::string>{"/payload"});
-  EXPECT_TRUE(Fields(schema, "2016-12-31T22:29:60.5-01:30").empty());  // leap second
+  EXPECT_TRUE(Fields(schema, "2016-12-31T22:29:60.5-01:30").empty());   // leap second
   EXPECT_FALSE(Fields(schema, "2016-12-31T23:59:60.5-01:30").empty());  // not at 23:59 UTC
   EXPECT_FALSE(Fields(schema, "2026-01-02T03:04:05+24:00").empty());
   EXPECT_TRUE(Fields({{"format", "date"}}, "2000-02-29").empty());
@@ -403,6 +403,31 @@ TEST(JsonSchemaTest, AnyNumberWithoutAFractionIsAnInteger) {
   EXPECT_FALSE(Fields({{"maximum", Json::parse("18446744073709551614")}},
                       Json::parse("18446744073709551615"))
                    .empty());
+}
+
+TEST(JsonSchemaTest, MultipleOfIsExactDecimalArithmetic) {
+  const auto multiple = [](const char* value, const char* divisor) {
+    return Fields({{"multipleOf", Json::parse(divisor)}}, Json::parse(value)).empty();
+  };
+  // The two a rounding tolerance got wrong: a float that overflows the quotient, and a
+  // large integer over a tiny divisor.
+  EXPECT_FALSE(multiple("1e308", "0.123456789"));
+  EXPECT_TRUE(multiple("12391239123", "1e-8"));
+  EXPECT_TRUE(multiple("0.3", "0.1"));
+  EXPECT_TRUE(multiple("4.5", "1.5"));
+  EXPECT_TRUE(multiple("-0.0075", "0.0001"));
+  EXPECT_FALSE(multiple("0.00751", "0.0001"));
+  EXPECT_FALSE(multiple("35", "1.5"));
+  EXPECT_TRUE(multiple("0", "0.7"));
+  EXPECT_TRUE(multiple("1e308", "1e-300"));
+  EXPECT_FALSE(multiple("1e-300", "1e308"));
+  EXPECT_TRUE(multiple("1e308", "2"));
+  EXPECT_FALSE(multiple("1e308", "3"));
+  EXPECT_TRUE(multiple("18446744073709551615", "0.5"));
+  EXPECT_FALSE(multiple("18446744073709551615", "2"));
+  EXPECT_FALSE(multiple("-9223372036854775808", "1e19"));
+  EXPECT_TRUE(multiple("1.7976931348623157e308", "1e-323"));
+  EXPECT_FALSE(multiple("5e-324", "1e-323"));
 }
 
 TEST(JsonSchemaTest, LengthsCountCodePoints) {

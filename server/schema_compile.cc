@@ -45,14 +45,24 @@ std::optional<uint64_t> Count(const Json& v) {
   return std::nullopt;
 }
 
-// ECMAScript's \uHHHH, which RE2 spells \x{HHHH}; everything else is left to RE2, which
-// refuses what it cannot run in linear time (backreferences, lookaround).
-std::string ToRe2Syntax(std::string_view pattern) {
+// ECMAScript's white space and line terminators, what its \s matches (RE2's \s is ASCII
+// alone), as the inside of a character class.
+constexpr std::string_view kEcmaSpace =
+    "\\t\\n\\x0B\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}"
+    "\\x{3000}\\x{FEFF}";
+
+// ECMAScript's \uHHHH, which RE2 spells \x{HHHH}, and its \s and \S, which RE2 reads as
+// ASCII alone; everything else is left to RE2, which refuses what it cannot run in linear
+// time (backreferences, lookaround). Nothing for a \S inside a character class, which no
+// RE2 class can say.
+std::optional<std::string> ToRe2Syntax(std::string_view pattern) {
   std::string out;
   out.reserve(pattern.size());
+  bool in_class = false;
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '\\' && i + 1 < pattern.size()) {
-      if (pattern[i + 1] == 'u' && i + 6 <= pattern.size() &&
+      const char next = pattern[i + 1];
+      if (next == 'u' && i + 6 <= pattern.size() &&
           std::all_of(pattern.begin() + i + 2, pattern.begin() + i + 6,
                       [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) {
         out += "\\x{";
@@ -61,10 +71,20 @@ std::string ToRe2Syntax(std::string_view pattern) {
         i += 5;
         continue;
       }
+      if (next == 's' || next == 'S') {
+        if (in_class && next == 'S') return std::nullopt;
+        out += in_class ? "" : (next == 's' ? "[" : "[^");
+        out += kEcmaSpace;
+        out += in_class ? "" : "]";
+        ++i;
+        continue;
+      }
       out += pattern.substr(i, 2);
       ++i;
       continue;
     }
+    if (pattern[i] == '[' && !in_class) in_class = true;
+    if (pattern[i] == ']' && in_class) in_class = false;
     out += pattern[i];
   }
   return out;
@@ -198,7 +218,13 @@ class Builder {
     options.set_log_errors(false);
     options.set_never_capture(true);
     options.set_max_mem(kPatternMemory);
-    auto re = std::make_shared<const RE2>(ToRe2Syntax(source), options);
+    const std::optional<std::string> translated = ToRe2Syntax(source);
+    if (!translated) {
+      return Fail(at,
+                  "has \\S inside a character class, which webhookd cannot check as "
+                  "ECMAScript reads it (Unicode white space); write it outside the class");
+    }
+    auto re = std::make_shared<const RE2>(*translated, options);
     if (!re->ok()) {
       if (re->error_code() == RE2::ErrorPatternTooLarge) {
         return Fail(at, "is too large a regular expression");

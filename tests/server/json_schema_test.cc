@@ -360,6 +360,25 @@ TEST(JsonSchemaTest, PatternWorkIsBoundedWhateverThePayload) {
   EXPECT_TRUE((*by_name)->Validate(names(20), "/payload").empty());
 }
 
+TEST(JsonSchemaTest, WhiteSpaceInAPatternIsEcmaScriptsWhiteSpace) {
+  const Json space = {{"pattern", "^\\s$"}};
+  for (const char* s : {" ", "\t", "\n", "\v", "\f", "\r", "\u00a0", "\u1680", "\u2000", "\u200a",
+                        "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"}) {
+    EXPECT_TRUE(Fields(space, s).empty()) << Json(s).dump();
+  }
+  EXPECT_FALSE(Fields(space, "a").empty());
+  EXPECT_FALSE(Fields(space, "\u200b").empty());  // a zero-width space is not white space
+  const Json non_space = {{"pattern", "^\\S+$"}};
+  EXPECT_TRUE(Fields(non_space, "abc\u00e9").empty());
+  EXPECT_FALSE(Fields(non_space, "a\u00a0b").empty());
+  EXPECT_FALSE(Fields(non_space, "a\ufeffb").empty());
+  const Json in_class = {{"pattern", "^[\\s\\d]+$"}};
+  EXPECT_TRUE(Fields(in_class, "1\u30002").empty());
+  EXPECT_FALSE(Fields(in_class, "1a").empty());
+  EXPECT_TRUE(Fields({{"pattern", "^\\\\s$"}}, "\\s").empty());  // an escaped backslash, then s
+  EXPECT_EQ(CompileError({{"pattern", "[^\\S]"}}), "/schema/pattern");
+}
+
 TEST(JsonSchemaTest, AHugeDateTimeIsRefusedWithoutARegex) {
   const Json schema = {{"format", "date-time"}};
   EXPECT_EQ(Fields(schema, std::string(200000, '1')), std::vector<std::string>{"/payload"});

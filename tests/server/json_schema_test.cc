@@ -4,10 +4,13 @@
 #include "server/json_schema.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
+#include <time.h>
 
 #include <chrono>
 #include <set>
 
+#include "server/schema_bounds.h"
 #include "server/schema_compile.h"
 #include "server/schema_graph.h"
 
@@ -337,18 +340,18 @@ TEST(JsonSchemaTest, APatternTooLargeForItsAutomatonIsRefused) {
 }
 
 TEST(JsonSchemaTest, PatternWorkIsBoundedWhateverThePayload) {
-  // 250 scans of each string by a 105-instruction program: about 114 bytes may be checked.
+  // 250 scans of each string by a 105-instruction program: about 38 bytes may be checked.
   std::vector<Json> all(250, Json{{"pattern", "^[a-z]{0,50}x"}});
   auto compiled = JsonSchema::Compile({{"properties", {{"s", {{"allOf", all}}}}}}, "/schema");
   ASSERT_TRUE(compiled);
-  EXPECT_TRUE((*compiled)->Validate({{"s", std::string(50, 'a') + "x"}}, "/payload").empty());
-  EXPECT_EQ((*compiled)->Validate({{"s", std::string(50, 'a') + "y"}}, "/payload").size(), 1u);
+  EXPECT_TRUE((*compiled)->Validate({{"s", std::string(30, 'a') + "x"}}, "/payload").empty());
+  EXPECT_EQ((*compiled)->Validate({{"s", std::string(30, 'a') + "y"}}, "/payload").size(), 1u);
   const auto errors = (*compiled)->Validate({{"s", std::string(250000, 'a')}}, "/payload");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "/payload/s");
   EXPECT_NE(errors[0].message.find("too long to be checked"), std::string::npos);
-  // Member names count too (patternProperties): 40 names of 1,000 bytes against a pattern of
-  // 105 instructions are 4.2 M of work, 20 are 2.1 M.
+  // Member names count too (patternProperties): 12 names of 1,000 bytes against a pattern of
+  // 105 instructions are 1.26 M of work, 8 are 0.84 M.
   const auto names = [](int n) {
     Json doc = Json::object();
     for (int i = 0; i < n; ++i) doc[std::to_string(i) + std::string(1000, 'a')] = 1;
@@ -356,8 +359,8 @@ TEST(JsonSchemaTest, PatternWorkIsBoundedWhateverThePayload) {
   };
   auto by_name = JsonSchema::Compile({{"patternProperties", {{"^[a-z]{0,50}x", true}}}}, "/schema");
   ASSERT_TRUE(by_name);
-  EXPECT_EQ((*by_name)->Validate(names(40), "/payload").size(), 1u);
-  EXPECT_TRUE((*by_name)->Validate(names(20), "/payload").empty());
+  EXPECT_EQ((*by_name)->Validate(names(12), "/payload").size(), 1u);
+  EXPECT_TRUE((*by_name)->Validate(names(8), "/payload").empty());
 }
 
 TEST(JsonSchemaTest, WhiteSpaceInAPatternIsEcmaScriptsWhiteSpace) {
@@ -489,15 +492,25 @@ TEST(JsonSchemaTest, APayloadTooLargeForItsSchemasCostIsRefusedUnchecked) {
 // docs/security.md), not asserted here.
 constexpr size_t kLargestPayload = 262144;
 
-// Validate, its time recorded as the test's property validate_us (--gtest_output=xml).
+// This thread's CPU time: what a validation costs, without the waits of a shared machine.
+std::chrono::nanoseconds ThreadCpu() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+// Validate, its time recorded as the test's properties validate_us (wall) and
+// validate_cpu_us (--gtest_output=xml).
 std::vector<FieldError> TimedValidate(const JsonSchema& schema, const Json& doc,
                                       size_t* visits = nullptr) {
+  const auto cpu = ThreadCpu();
   const auto started = std::chrono::steady_clock::now();
   auto errors = schema.Validate(doc, "/payload", visits);
-  ::testing::Test::RecordProperty(
-      "validate_us", std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::steady_clock::now() - started)
-                                        .count()));
+  const auto us = [](auto d) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+  };
+  ::testing::Test::RecordProperty("validate_us", us(std::chrono::steady_clock::now() - started));
+  ::testing::Test::RecordProperty("validate_cpu_us", us(ThreadCpu() - cpu));
   return errors;
 }
 
@@ -567,6 +580,47 @@ TEST(JsonSchemaTest, CostliestVisits) {
   size_t visits = 0;
   EXPECT_TRUE(TimedValidate(**compiled, doc, &visits).empty());
   EXPECT_GT(visits, schema::kMaxWork * 9 / 10);
+}
+
+TEST(JsonSchemaTest, CostliestVisitsThenPatternWork) {
+  // Both bounds spent in one validation: a million date-time checks, then the longest scan
+  // the pattern work allows.
+  Json all = Json::array();
+  for (int i = 0; i < 254; ++i) all.push_back({{"type", "string"}, {"format", "date-time"}});
+  const std::string pattern = "(a|b)*a(a|b){12}c";
+  auto compiled = JsonSchema::Compile(
+      {{"properties", {{"a", {{"items", {{"allOf", all}}}}}, {"z", {{"pattern", pattern}}}}}},
+      "/schema");
+  ASSERT_TRUE(compiled);
+  const size_t count = schema::kMaxWork / (*compiled)->cost() - 8;  // the rest of the doc too
+  const Json doc = {{"a", std::vector<Json>(count, "2026-12-31T23:59:60Z")},
+                    {"z", Unpredictable(schema::kMaxPatternWork / ProgramSize(pattern) - 2)}};
+  ASSERT_LT(doc.dump().size(), kLargestPayload);
+  size_t visits = 0;
+  const auto errors = TimedValidate(**compiled, doc, &visits);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "/payload/z");
+  EXPECT_GT(visits, schema::kMaxWork * 9 / 10);
+}
+
+TEST(JsonSchemaTest, CostliestCompile) {
+  // The most subschemas, and the most distinct patterns, each as large as is accepted.
+  Json schema = ItemsOf(schema::kMaxSubschemas - schema::kMaxPatterns);
+  for (size_t i = 0; i < schema::kMaxPatterns; ++i) {
+    schema["allOf"].push_back({{"pattern", "[a-z]{0,90}x" + std::to_string(i)}});
+  }
+  const size_t heap_before = mallinfo2().uordblks;
+  const auto started = std::chrono::steady_clock::now();
+  auto compiled = JsonSchema::Compile(schema, "/schema");
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  // Its time and heap, for a Release build's record (ASan's allocator is not glibc's).
+  ::testing::Test::RecordProperty(
+      "compile_us",
+      std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
+  ::testing::Test::RecordProperty("compile_heap_bytes",
+                                  std::to_string(mallinfo2().uordblks - heap_before));
+  EXPECT_TRUE((*compiled)->Validate(Json::array({1, 2}), "/payload").empty());
 }
 
 TEST(JsonSchemaTest, CostliestUniqueItems) {

@@ -90,6 +90,18 @@ std::optional<std::string> ToRe2Syntax(std::string_view pattern) {
   return out;
 }
 
+// Whether RE2's DFA starts for `pattern` within its memory: it refuses to when 20 of its
+// states do not fit what is left after the program, and RE2 then runs the NFA on every
+// text. PossibleMatchRange is the one public call that says so (false). The pattern is
+// probed behind one character of any kind, so that neither a literal prefix nor a match of
+// every string makes it answer false for a reason of its own; the character's byte
+// classes make the probe a little stricter than the pattern.
+bool DfaFits(const std::string& pattern, const RE2::Options& options) {
+  const RE2 probe("(?s:.)(?:" + pattern + ")", options);
+  std::string min, max;
+  return probe.ok() && probe.PossibleMatchRange(&min, &max, 1);
+}
+
 uint8_t Groups(const SchemaNode& n) {
   uint8_t g = 0;
   if (n.multiple_of || n.minimum || n.maximum || n.exclusive_minimum || n.exclusive_maximum) {
@@ -239,6 +251,12 @@ class Builder {
                           " whose linear-time automaton fits the memory a pattern is given "
                           "(a long counted repetition such as [a-z]{0,500} is the usual cause; "
                           "maxLength bounds a length at no cost)");
+    }
+    if (!DfaFits(*translated, options)) {
+      return Fail(at, "is too large for RE2's linear-time automaton in the " +
+                          std::to_string(kPatternMemory >> 10) +
+                          " KiB a pattern is given (many character classes over a long "
+                          "repetition are the usual cause)");
     }
     patterns_.emplace(source, re);
     out.re = std::move(re);

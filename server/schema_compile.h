@@ -33,9 +33,9 @@ inline constexpr int64_t kPatternMemory = 128 << 10;
 // A walk of `doc`: for naming a problem, not for every node.
 std::string PointerTo(const nlohmann::json& doc, const nlohmann::json* target);
 
-// The most instructions a pattern may compile to, forwards and backwards: a program this
-// small has room in kPatternMemory for RE2's DFA (at least the 20 states RE2 asks for,
-// whatever its byte classes); a larger one would run in RE2's NFA at once.
+// The most instructions a pattern may compile to, forwards and backwards. A larger
+// program leaves no room in kPatternMemory for 20 of RE2's DFA states, the least RE2 will
+// start its DFA with; a smaller one is also probed, as its byte classes count too.
 inline constexpr int kMaxPatternProgram = 200;
 
 // The most pattern work (bytes scanned times the pattern's instructions, summed over the

@@ -337,6 +337,22 @@ TEST(JsonSchemaTest, APatternTooLargeForItsAutomatonIsRefused) {
   EXPECT_EQ(CompileError({{"patternProperties", {{"^[a-z]{0,300}$", true}}}}),
             "/schema/patternProperties/^[a-z]{0,300}$");
   EXPECT_EQ(CompileError({{"pattern", "[a-z]{0,50}x"}}), "compiled");
+  // Under 200 instructions, but each position one of 80 byte classes: 20 of the DFA's
+  // states do not fit.
+  std::string wide;
+  for (char c : std::string_view("!\"#%&',/0123456789:;<=>@ABCDEFGHIJKLMNOPQRSTUVWXYZ_`abcdefghij"
+                                 "klmnopqrstuvwxyz~")) {
+    wide += std::string("[") + c + "]?";
+  }
+  EXPECT_EQ(CompileError({{"pattern", wide + "Q[a-z]?[a-z]?[a-z]?[a-z]?[a-z]?[a-z]?Z"}}),
+            "/schema/pattern");
+  EXPECT_NE(CompileMessage({{"pattern", wide + "Q[a-z]?[a-z]?[a-z]?[a-z]?[a-z]?[a-z]?Z"}})
+                .find("is too large for RE2"),
+            std::string::npos);
+  // The common shapes start their DFA.
+  for (const char* p : {"", "^", "$", "(?s).*", "^ord_[0-9]{1,12}$", "a|b", "^\\S+$"}) {
+    EXPECT_EQ(CompileError({{"pattern", p}}), "compiled") << p;
+  }
 }
 
 TEST(JsonSchemaTest, PatternWorkIsBoundedWhateverThePayload) {

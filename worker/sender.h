@@ -20,7 +20,7 @@ struct Outgoing {
   std::optional<BrokerSettings> broker = std::nullopt;
   // Whose it is: a broker connection is a tenant's, counted against its share
   // (worker/broker_limits.h), and a destination's connection whose key changed is closed.
-  std::string tenant;          // "" for none
+  std::string tenant = {};     // "" for none
   int64_t destination_id = 0;  // 0: not known
 };
 

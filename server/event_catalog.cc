@@ -70,8 +70,22 @@ Result<void> EventCatalog::CheckAgainst(const Snapshot& snapshot, const NewEvent
   // Compiled on first use, once per generation; the API compiled it before storing it.
   std::call_once(type.once, [&] {
     auto json = nlohmann::json::parse(*type.schema_text, nullptr, /*allow_exceptions=*/false);
-    if (auto compiled = JsonSchema::Compile(json, "/schema")) type.schema = std::move(*compiled);
+    auto compiled = JsonSchema::Compile(json, "/schema");
+    if (compiled) {
+      type.schema = std::move(*compiled);
+    } else {
+      const auto& fields = compiled.error().fields;
+      type.refusal = fields.empty() ? compiled.error().message
+                                    : fields.front().field + " " + fields.front().message;
+    }
   });
+  // An earlier version accepted a schema this one refuses (a bound added since): the
+  // event cannot be checked, and saying so is the publisher's to act on (PATCH the type),
+  // not a fault of webhookd's to answer 500 for.
+  if (type.refusal) {
+    return Invalid({{"type", "its event type's schema is refused by this version of webhookd (" +
+                                 *type.refusal + "): update the event type"}});
+  }
   if (!type.schema) return Fail(ErrorKind::kInternal, "event type " + event.type + ": bad schema");
   // The raw payload is what is stored and sent; the parse is for the check alone.
   auto doc = nlohmann::json::parse(event.payload, nullptr, /*allow_exceptions=*/false);

@@ -40,6 +40,9 @@ class EventCatalog {
     std::optional<std::string> schema_text;
     std::once_flag once;
     std::shared_ptr<const JsonSchema> schema;  // set by `once`; null: no schema
+    // Set by `once` when a schema stored by an earlier version is one this version refuses
+    // (its bounds are newer than the schema): why, for the 422 its events get.
+    std::optional<std::string> refusal;
   };
   struct Snapshot {
     int64_t generation = 0;

@@ -160,6 +160,26 @@ TEST_F(CatalogE2eTest, APayloadFailingItsSchemaIsA422PerViolationAndNothingIsSto
             R"({ "amount" : 7 ,"id":"o2"})");
 }
 
+// A schema an earlier version stored and this one refuses (a bound added since: here a
+// `\S` inside a class) is not a 500 for every event of its type: a 422 that says why and
+// what to do, until the type is changed.
+TEST_F(CatalogE2eTest, AStoredSchemaThisVersionRefusesIsA422ThatSaysSoNotA500) {
+  Call("POST", "/v1/event-types", {{"name", "legacy.type"}}, 201);
+  db_.Scalar(
+      R"(UPDATE webhookd.event_types SET schema = '{"properties": {"a": {"type": "string", "pattern": "[\\S]"}}}' WHERE name = 'legacy.type' RETURNING 1)");
+  const std::string before = Events();
+  const Json problem =
+      Call("POST", "/v1/events", {{"type", "legacy.type"}, {"payload", {{"a", "x"}}}}, 422);
+  ASSERT_EQ(problem["errors"].size(), 1u) << problem;
+  EXPECT_EQ(problem["errors"][0]["field"], "type");
+  EXPECT_NE(problem["errors"][0]["message"].get<std::string>().find("/schema/properties/a/pattern"),
+            std::string::npos)
+      << problem;
+  EXPECT_EQ(Events(), before);
+  Call("PATCH", "/v1/event-types/legacy.type", {{"schema", nullptr}}, 200);
+  Call("POST", "/v1/events", {{"type", "legacy.type"}, {"payload", {{"a", "x"}}}}, 202);
+}
+
 // Two server processes on one database: a schema added through one is enforced by the
 // other on its very next request, though the other had cached the catalog before.
 TEST_F(CatalogE2eTest, AChangeThroughOneServerIsEnforcedByAnotherAtOnce) {

@@ -384,7 +384,9 @@ TEST(ApiE2eTest, EventsDeliveriesAndAttemptsHappyPath) {
   const Json receipt = Body(posted);
   std::set<std::string> keys;
   for (const auto& [k, v] : receipt.items()) keys.insert(k);
-  EXPECT_EQ(keys, (std::set<std::string>{"id", "type", "created_at", "deliveries"})) << receipt;
+  EXPECT_EQ(keys, (std::set<std::string>{"id", "type", "created_at", "ordering_key", "deliveries"}))
+      << receipt;
+  EXPECT_EQ(receipt["ordering_key"], nullptr);
   ASSERT_TRUE(receipt["id"].is_string());
   const std::string event_id = receipt["id"];
   EXPECT_EQ(receipt["type"], "order.created");

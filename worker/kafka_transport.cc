@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -22,6 +23,7 @@
 #include "base/strings.h"
 #include "net/broker_url.h"
 #include "net/resolver.h"
+#include "worker/kafka_broker_cap.h"
 
 namespace webhookd {
 
@@ -126,7 +128,11 @@ class KafkaSession final : public BrokerSession {
       std::this_thread::sleep_for(std::chrono::milliseconds(wait));
       return;
     }
-    rd_kafka_poll(rk, wait);
+    if (cap->Enter()) {
+      rd_kafka_poll(rk, wait);
+      cap->Leave();
+    }
+    if (cap->tripped()) Trip();
     Collect(answers);
   }
 
@@ -153,16 +159,40 @@ class KafkaSession final : public BrokerSession {
   // Every message still in flight gets its report now, as purged.
   void Close() {
     if (rk == nullptr) return;
-    rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    for (int i = 0; i < 100 && !in_flight.empty(); ++i) rd_kafka_poll(rk, kPollMs);
+    if (cap->Enter()) {
+      rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+      cap->Leave();
+    }
+    for (int i = 0; i < 100 && !in_flight.empty() && cap->Enter(); ++i) {
+      rd_kafka_poll(rk, kPollMs);
+      cap->Leave();
+    }
+    if (cap->tripped()) {
+      Trip();
+      return;
+    }
+    Destroy("kafka: the producer ended before the message's delivery report");
+  }
+
+  // The cluster named more brokers than the cap: the producer goes, with every message it
+  // held, and the next is made only after a backoff (ReconnectBackoff), so a cluster that
+  // does it again costs a producer's threads for a moment at a time.
+  void Trip() {
+    Log(LogLevel::kWarn, "kafka: a cluster named more brokers than a producer may have",
+        {{"producer", rd_kafka_name(rk)}});
+    backoff.Lost(KafkaBrokerCap::TrippedError(), false, std::chrono::steady_clock::now());
+    Destroy(KafkaBrokerCap::TrippedError());
+  }
+
+  // Ends the producer; a message still in flight is answered with `error`.
+  void Destroy(const std::string& error) {
+    cap->Release();
     rd_kafka_destroy(rk);
     rk = nullptr;
-    // Purged messages are reported by then; this only keeps each answered once if not.
-    for (Ticket ticket : in_flight) {
-      reports.push_back(
-          {ticket,
-           BrokerFailure("kafka: the producer ended before the message's delivery report")});
-    }
+    cap.reset();
+    // Purged messages are reported by then, unless the producer tripped its cap; this
+    // keeps each answered once.
+    for (Ticket ticket : in_flight) reports.push_back({ticket, BrokerFailure(error)});
     in_flight.clear();
   }
 
@@ -178,12 +208,16 @@ class KafkaSession final : public BrokerSession {
     if (!broker.topic || broker.topic->empty()) {
       return BrokerFailure("kafka: the destination has no broker.topic");
     }
-    if (rk != nullptr && rd_kafka_fatal_error(rk, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    if (rk != nullptr && cap->Enter()) {
+      const bool fatal = rd_kafka_fatal_error(rk, nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR;
+      cap->Leave();
       // An idempotent producer that lost track of its sequence numbers produces no more;
       // its messages end as purged and a new producer takes the next ones.
-      Close();
+      if (fatal) Close();
     }
+    if (rk != nullptr && cap->tripped()) Trip();
     if (rk == nullptr) {
+      if (auto waiting = backoff.Waiting(std::chrono::steady_clock::now())) return waiting;
       if (auto failed = Make(*url, broker)) return failed;
     }
 
@@ -217,7 +251,13 @@ class KafkaSession final : public BrokerSession {
     // NOLINTNEXTLINE(performance-no-int-to-ptr): a tag, never dereferenced
     add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(ticket));
 
-    if (rd_kafka_error_t* error = rd_kafka_produceva(rk, vus.data(), vus.size())) {
+    if (!cap->Enter()) {
+      Trip();
+      return BrokerFailure(KafkaBrokerCap::TrippedError());
+    }
+    rd_kafka_error_t* error = rd_kafka_produceva(rk, vus.data(), vus.size());
+    cap->Leave();
+    if (error != nullptr) {
       std::string text = "kafka: " + std::string(rd_kafka_error_string(error));
       rd_kafka_error_destroy(error);
       return BrokerFailure(std::move(text));
@@ -258,18 +298,27 @@ class KafkaSession final : public BrokerSession {
       rd_kafka_conf_destroy(conf);
       return BrokerFailure("kafka: " + error);
     }
+    auto made_cap = std::make_unique<KafkaBrokerCap>(static_cast<int>(url.hosts.size()));
+    if (!made_cap->Install(conf, error)) {
+      rd_kafka_conf_destroy(conf);
+      return BrokerFailure("kafka: " + error);
+    }
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_dr_msg_cb(conf, &KafkaSession::OnDelivery);
     rd_kafka_conf_set_resolve_cb(conf, &KafkaSession::OnResolve);
     rd_kafka_conf_set_log_cb(conf, &KafkaSession::OnLog);
     rd_kafka_conf_set_error_cb(conf, &KafkaSession::OnError);
     char errstr[512] = {0};
-    // On success rd_kafka_new owns conf; on failure it is still ours.
+    // On success rd_kafka_new owns conf; on failure it is still ours. The brokers it makes
+    // may hear from the cluster before it returns.
+    made_cap->Enter();
     rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+    made_cap->Leave();
     if (rk == nullptr) {
       rd_kafka_conf_destroy(conf);
       return BrokerFailure("kafka: " + std::string(errstr));
     }
+    cap = std::move(made_cap);
     return std::nullopt;
   }
 
@@ -299,6 +348,7 @@ class KafkaSession final : public BrokerSession {
     }
     SendResult r;
     if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      session->backoff.Connected();
       r.acknowledged = true;
       r.body = "{\"partition\":" + std::to_string(message->partition) +
                ",\"offset\":" + std::to_string(message->offset) + "}";
@@ -363,8 +413,10 @@ class KafkaSession final : public BrokerSession {
   const BrokerOptions& options;
   Resolver& resolver;
   rd_kafka_t* rk = nullptr;
-  std::set<Ticket> in_flight;  // handed to librdkafka, not yet reported or expired
-  Answers reports;             // what OnDelivery reported, for the next Collect
+  std::unique_ptr<KafkaBrokerCap> cap;  // rk's; every call into rk goes through it
+  ReconnectBackoff backoff{"kafka"};    // after a producer tripped its cap
+  std::set<Ticket> in_flight;           // handed to librdkafka, not yet reported or expired
+  Answers reports;                      // what OnDelivery reported, for the next Collect
 };
 
 }  // namespace

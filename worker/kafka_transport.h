@@ -20,8 +20,14 @@ namespace webhookd {
 // address nor a bootstrap name that later resolves to one is ever connected to; messages
 // that only such a broker could take time out instead.
 //
-// Threads: librdkafka's own per producer (a main one and one per broker it knows of, plus
-// the resolve callback's lookups on them), beside the producer's thread of
+// A cluster may name at most 16 brokers (worker/kafka_broker_cap.h): one whose metadata
+// names more fails the messages of its producer, which is destroyed, in retryable words
+// ("kafka: the cluster names more than 16 brokers; ..."), and the next producer is made
+// after a backoff.
+//
+// Threads: librdkafka's own per producer (a main one, an internal one and one per broker
+// it knows of, at most the bootstrap hosts and 16, plus the resolve callback's lookups on
+// them), beside the producer's thread of
 // worker/broker_connections.h, which hands each message to librdkafka in the order Start
 // was called and polls it, so every answer comes from that thread: out of a delivery
 // report, at a message's deadline, or at once for a message that could not be handed

@@ -33,6 +33,12 @@ namespace {
 // message Start hands over meanwhile waits at most this long to be produced.
 constexpr int kPollMs = 10;
 
+// The largest answer librdkafka takes from a broker (its default is 100 MB, taken into one
+// buffer as soon as an answer's size says so, and a Metadata answer's parse asks four times
+// that again): a producer's answers are small (a cluster of at most 16 brokers, the
+// metadata of the topics it produces to), and 5 MiB stays within a connection's 16 MiB.
+constexpr int kMaxResponseBytes = 1024 * 1024;
+
 const std::string* FindHeader(const Headers& headers, std::string_view name) {
   for (const auto& [key, value] : headers) {
     if (EqualsIgnoreCase(key, name)) return &value;
@@ -287,7 +293,8 @@ class KafkaSession final : public BrokerSession {
     bool ok = Set(conf, "bootstrap.servers", BootstrapServers(url), error) &&
               Set(conf, "client.id", "webhookd", error) && Set(conf, "acks", "all", error) &&
               Set(conf, "enable.idempotence", "true", error) &&
-              Set(conf, "message.timeout.ms", timeout, error);
+              Set(conf, "message.timeout.ms", timeout, error) &&
+              Set(conf, "receive.message.max.bytes", std::to_string(kMaxResponseBytes), error);
     if (ok && (broker.username || broker.password)) {
       ok = Set(conf, "security.protocol", "sasl_plaintext", error) &&
            Set(conf, "sasl.mechanisms", "PLAIN", error) &&

@@ -3,9 +3,12 @@
 // against a stand-in cluster on loopback that answers ApiVersions and Metadata only.
 // Before: librdkafka made a broker, and started a thread, for every broker a Metadata
 // answer named (up to 10,000), before any address was vetted: a cluster naming 2,000
-// brokers grew this process by 2,000 threads for the whole attempt.
+// brokers grew this process by 2,005 threads for the whole attempt. And it took an answer
+// as large as its size said, up to 100 MB: a Metadata answer of 64 MiB grew the heap by
+// 320 MiB.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,6 +22,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "tests/testing/wait.h"
@@ -67,11 +71,13 @@ constexpr int16_t kApiVersions = 18;
 
 // A Kafka "cluster" on 127.0.0.1 whose every Metadata answer names `brokers` brokers, at
 // 127.1.x.y:9092 (nothing listens there). It answers ApiVersions as a broker of Kafka 2.x
-// would, Metadata (versions 0 to 4) with those brokers and no topic, and nothing else.
+// would, Metadata (versions 0 to 4) with those brokers and no topic (or with a huge
+// answer), and nothing else.
 // One connection at a time, at most 64 of them, for 60 seconds at most.
 class ManyBrokersCluster {
  public:
-  explicit ManyBrokersCluster(int brokers) : brokers_(brokers) {
+  // `huge`: instead, every Metadata answer announces `huge` bytes and sends them.
+  explicit ManyBrokersCluster(int brokers, size_t huge = 0) : brokers_(brokers), huge_(huge) {
     listener_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -113,6 +119,10 @@ class ManyBrokersCluster {
         std::string body;
         if (key == kApiVersions) {
           body = ApiVersions(version);
+        } else if (key == kMetadata && huge_ > 0) {
+          ++metadata_answers_;
+          if (!SendHuge(fd, correlation, end)) break;
+          continue;
         } else if (key == kMetadata) {
           body = Metadata(version);
           ++metadata_answers_;
@@ -127,6 +137,23 @@ class ManyBrokersCluster {
       }
       close(fd);
     }
+  }
+
+  // A Metadata answer whose size says huge_ bytes, that many sent behind it (as long as
+  // the client reads them, until `end`); false when the client went away.
+  bool SendHuge(int fd, int32_t correlation, std::chrono::steady_clock::time_point end) {
+    std::string head;
+    PutInt32(head, static_cast<int32_t>(huge_ + 4));
+    PutInt32(head, correlation);
+    if (!WriteAll(fd, head)) return false;
+    const std::string filler(64 * 1024, ':');
+    size_t sent = 0;
+    while (sent < huge_ && !stop_ && std::chrono::steady_clock::now() < end) {
+      const size_t n = std::min(filler.size(), huge_ - sent);
+      if (!WriteAll(fd, std::string_view(filler).substr(0, n))) return false;
+      sent += n;
+    }
+    return sent == huge_;
   }
 
   // A request of at most 1 MiB; false when the peer went away or the cluster stops.
@@ -154,7 +181,7 @@ class ManyBrokersCluster {
     return true;
   }
 
-  bool WriteAll(int fd, const std::string& data) {
+  bool WriteAll(int fd, std::string_view data) {
     size_t sent = 0;
     while (sent < data.size()) {
       if (stop_) return false;
@@ -211,6 +238,7 @@ class ManyBrokersCluster {
   }
 
   const int brokers_;
+  const size_t huge_;
   int listener_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_ = false;
@@ -223,6 +251,22 @@ KafkaTransport::Options Loopback() {
   o.attempt_timeout = 3s;
   o.allow_private = true;  // the cluster and the brokers it names are on loopback
   return o;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+// The sanitizer's own count (its allocator_interface.h, not installed here).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
+#endif
+
+// The bytes the process's heap holds now. Not its resident memory: the sanitizer keeps
+// what is freed aside for a while, so that grows with every allocation ever made.
+size_t HeapBytes() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+#endif
 }
 
 Outgoing Message(const std::string& url) {
@@ -242,6 +286,7 @@ struct Sent {
   SendResult result;
   std::chrono::steady_clock::duration took{};
   size_t most_threads = 0;  // while it was in flight
+  size_t most_heap = 0;     // likewise
 };
 
 // Sends `out` and counts this process's threads until its result comes (10 s at most).
@@ -250,10 +295,12 @@ Sent SendCounting(AsyncSender& sender, Outgoing out) {
   auto result = promise->get_future();
   Sent sent;
   sent.most_threads = ThreadCount();
+  sent.most_heap = HeapBytes();
   const auto start = std::chrono::steady_clock::now();
   sender.Start(std::move(out), [promise](SendResult r) { promise->set_value(std::move(r)); });
   while (result.wait_for(5ms) != std::future_status::ready) {
     sent.most_threads = std::max(sent.most_threads, ThreadCount());
+    sent.most_heap = std::max(sent.most_heap, HeapBytes());
     if (std::chrono::steady_clock::now() - start > 10s) {
       ADD_FAILURE() << "no result within 10 s";
       return sent;
@@ -309,6 +356,22 @@ TEST(KafkaClusterSecurityTest, AClusterNamingSixteenBrokersIsNotRefused) {
       << sent.result.error.value_or("");
   EXPECT_GE(cluster.metadata_answers(), 1);
   EXPECT_LE(sent.most_threads, before + kProducerThreads);
+}
+
+// Before, librdkafka took a response as large as its size said, up to 100 MB, into one
+// buffer (and a Metadata answer's parse asks four times that again).
+TEST(KafkaClusterSecurityTest, AMetadataAnswerOfSixtyFourMiBIsNotTaken) {
+  constexpr size_t kHuge = size_t{64} * 1024 * 1024;
+  ManyBrokersCluster cluster(0, kHuge);
+  KafkaTransport transport(Loopback());
+  const size_t before = HeapBytes();
+  const Sent sent = SendCounting(transport, Message(cluster.url()));
+  EXPECT_FALSE(sent.result.acknowledged);
+  EXPECT_LE(sent.took, Loopback().attempt_timeout + 1s);
+  EXPECT_GE(cluster.metadata_answers(), 1);
+  // One connection holds at most 16 MiB.
+  EXPECT_LT(sent.most_heap, before + size_t{16} * 1024 * 1024)
+      << "heap: " << before / 1024 << " KiB before, " << sent.most_heap / 1024 << " KiB at most";
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ thread_local bool t_broker_thread = false;
 
 // How long a held main thread waits for a producer thread inside librdkafka to come out
 // before it lets one more broker through, in case that call waits for librdkafka's lock.
-constexpr auto kLetThrough = std::chrono::milliseconds(25);
+constexpr auto kLetThrough = std::chrono::milliseconds(100);
 
 // After Release, how long the main thread still waits: rd_kafka_destroy marks the
 // producer as terminating within it, so the next broker the metadata names is not made.

@@ -284,11 +284,16 @@ VerifyResult VerifyGithub(const SourceSettings& settings, std::span<const std::s
   return Verified(*secret, std::move(*event_type), std::move(*key), std::string(body));
 }
 
-// ---- Shopify: X-Shopify-Hmac-Sha256, the base64 HMAC-SHA256 of the body.
+// ---- Shopify: X-Shopify-Hmac-Sha256, the base64 HMAC-SHA256 of the body. Its newer event
+// deliveries send the same headers without "X-" (shopify-hmac-sha256, shopify-topic…).
 
 VerifyResult VerifyShopify(const SourceSettings& settings, std::span<const std::string> secrets,
                            const HeaderLookup& headers, std::string_view body) {
-  const std::optional<std::string_view> header = OneHeader(headers, "X-Shopify-Hmac-Sha256");
+  // One family of headers, as for Standard Webhooks below.
+  const std::string family =
+      ReadHeader(headers, "X-Shopify-Hmac-Sha256").presence != Presence::kAbsent ? "X-Shopify-"
+                                                                                 : "Shopify-";
+  const std::optional<std::string_view> header = OneHeader(headers, family + "Hmac-Sha256");
   if (!header) return Unverified();
   const std::optional<std::string> signature = Base64Decode(*header);
   if (!signature) return Unverified();
@@ -298,7 +303,7 @@ VerifyResult VerifyShopify(const SourceSettings& settings, std::span<const std::
 
   auto members = ObjectMembers(body);
   if (!members) return std::unexpected(members.error());
-  const std::optional<std::string_view> topic = OneHeader(headers, "X-Shopify-Topic");
+  const std::optional<std::string_view> topic = OneHeader(headers, family + "Topic");
   if (!topic) return Malformed();
   std::string type(*topic);
   std::replace(type.begin(), type.end(), '/', '.');
@@ -306,11 +311,11 @@ VerifyResult VerifyShopify(const SourceSettings& settings, std::span<const std::
   if (!event_type) return std::unexpected(event_type.error());
   // The event id names one event across its webhook subscriptions; older deliveries
   // carry the webhook id alone.
-  const Header event_id = ReadHeader(headers, "X-Shopify-Event-Id");
+  const Header event_id = ReadHeader(headers, family + "Event-Id");
   if (event_id.presence == Presence::kMany) return Malformed();
   std::string_view id = event_id.value;
   if (event_id.presence == Presence::kAbsent) {
-    const std::optional<std::string_view> webhook_id = OneHeader(headers, "X-Shopify-Webhook-Id");
+    const std::optional<std::string_view> webhook_id = OneHeader(headers, family + "Webhook-Id");
     if (!webhook_id) return Malformed();
     id = *webhook_id;
   }

@@ -279,6 +279,24 @@ TEST(ShopifyVerifyTest, TopicWithDotsAndTheEventIdElseTheWebhookId) {
   EXPECT_EQ(result->event_type, "shopify.app.uninstalled");
   EXPECT_EQ(result->dedupe_key, "w-1");
 
+  // The unprefixed headers of Shopify's event deliveries, but not a mix of both families.
+  Request events{{{"Shopify-Topic", "orders/paid"},
+                  {"shopify-hmac-sha256", Base64Mac(kShopifySecret, body)},
+                  {"Shopify-Webhook-Id", "w-2"},
+                  {"Shopify-Event-Id", "e-2"}},
+                 body,
+                 ""};
+  result = Check(settings, secrets, events);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->event_type, "shopify.orders.paid");
+  EXPECT_EQ(result->dedupe_key, "e-2");
+  Request mixed{{{"Shopify-Topic", "orders/paid"},
+                 {"X-Shopify-Hmac-Sha256", Base64Mac(kShopifySecret, body)},
+                 {"Shopify-Webhook-Id", "w-2"}},
+                body,
+                ""};
+  EXPECT_FAILS(Check(settings, secrets, mixed), kMalformed);
+
   Request no_id{{{"X-Shopify-Topic", "orders/create"},
                  {"X-Shopify-Hmac-Sha256", Base64Mac(kShopifySecret, body)}},
                 body,

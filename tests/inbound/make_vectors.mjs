@@ -10,6 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
+import '@shopify/shopify-api/adapters/node';
+import { shopifyApi, ApiVersion, LogSeverity } from '@shopify/shopify-api';
+import { verifySlackRequest } from '@slack/bolt';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
@@ -94,31 +97,73 @@ function add(vector) {
   });
 }
 
-// ---- Shopify: no signer in an SDK of its own, so its documented formula, the base64
-// HMAC-SHA256 of the body with the app's client secret.
+// ---- Shopify: no signer in its SDK, so its documented formula, the base64 HMAC-SHA256
+// of the body with the app's client secret, checked with @shopify/shopify-api's
+// webhooks.validate: with X-Shopify-* headers, and with the unprefixed shopify-* ones of
+// its newer event deliveries.
 {
   const secret = 'shpss_vector_client_secret';
-  const body = '{"id":820982911946154508,"email":"jon@example.com","total_price":"10.00"}';
-  const header = crypto.createHmac('sha256', secret).update(body, 'utf8').digest('base64');
-  add({
-    name: 'shopify',
-    settings: { provider: 'shopify' },
-    secrets: [secret],
-    headers: [
-      ['X-Shopify-Topic', 'orders/create'],
-      ['X-Shopify-Hmac-Sha256', header],
-      ['X-Shopify-Webhook-Id', 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043'],
-      ['X-Shopify-Event-Id', '98880550-7158-44d4-b7cd-2c97c8a091b5'],
-    ],
-    body,
-    expect: { event_type: 'shopify.orders.create', dedupe_key: '98880550-7158-44d4-b7cd-2c97c8a091b5' },
+  const shopify = shopifyApi({
+    apiKey: 'vectors',
+    apiSecretKey: secret,
+    scopes: [],
+    hostName: 'hooks.example.com',
+    apiVersion: ApiVersion.July26,
+    isEmbeddedApp: false,
+    logger: { level: LogSeverity.Error },
   });
+  const body = '{"id":820982911946154508,"email":"jon@example.com","total_price":"10.00"}';
+  const hmac = crypto.createHmac('sha256', secret).update(body, 'utf8').digest('base64');
+  for (const [name, prefix] of [
+    ['shopify', 'X-Shopify-'],
+    ['shopify events', 'shopify-'],
+  ]) {
+    const headers = [
+      [`${prefix}Topic`, 'orders/create'],
+      [`${prefix}Hmac-Sha256`, hmac],
+      [`${prefix}Shop-Domain`, 'vectors.myshopify.com'],
+      [`${prefix}API-Version`, ApiVersion.July26],
+      [`${prefix}Webhook-Id`, 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043'],
+      [`${prefix}Event-Id`, '98880550-7158-44d4-b7cd-2c97c8a091b5'],
+      [`${prefix}Triggered-At`, '2025-12-07T09:32:38.000Z'],
+    ];
+    if (prefix === 'shopify-') {
+      headers.push(['shopify-handle', 'vectors'], ['shopify-action', 'create'],
+        ['shopify-resource-id', '820982911946154508']);
+    }
+    const lower = Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v]));
+    const result = await shopify.webhooks.validate({
+      rawBody: body,
+      rawRequest: { headers: lower, method: 'POST', url: '/in/src_shopify' },
+    });
+    check(result.valid, name);
+    add({
+      name,
+      settings: { provider: 'shopify' },
+      secrets: [secret],
+      headers,
+      body,
+      expect: {
+        event_type: 'shopify.orders.create',
+        dedupe_key: '98880550-7158-44d4-b7cd-2c97c8a091b5',
+      },
+    });
+  }
 }
 
-// ---- Slack: no signer in an SDK either; its documented formula, v0= and the hex
-// HMAC-SHA256 of "v0:<timestamp>:<body>" with the app's signing secret.
+// ---- Slack: no signer in its SDK either; its documented formula, v0= and the hex
+// HMAC-SHA256 of "v0:<timestamp>:<body>" with the app's signing secret, checked with
+// @slack/bolt's verifySlackRequest.
 function slackSignature(secret, timestamp, body) {
-  return 'v0=' + crypto.createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
+  const signature =
+    'v0=' + crypto.createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
+  verifySlackRequest({
+    signingSecret: secret,
+    body,
+    headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp },
+    nowMilliseconds: NOW * 1000,
+  });
+  return signature;
 }
 {
   const secret = '8f742231b10e8888abcd99yyyzzz85a5';

@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/clock.h"
+#include "base/result.h"
 
 namespace webhookd {
 
@@ -66,5 +68,16 @@ struct SourceSettings {
 
 // The type prefix in force: the source's own, else the provider's name.
 std::string_view TypePrefix(const SourceSettings& settings);
+
+// What a source's settings break, one FieldError per field ("type_prefix", "tolerance",
+// "url", "hmac.header", "hmac.prefix", "event_type", "dedupe_header"); empty when none.
+// A field that belongs to another provider (url beside twilio, the hmac fields beside
+// hmac) is refused rather than ignored, as an unknown member is.
+std::vector<FieldError> SourceSettingsErrors(const SourceSettings& settings);
+
+// Why `secret` cannot verify `provider`'s requests, or nullopt. Every provider takes
+// 1-1024 bytes of UTF-8 without control characters, used as is as its HMAC key;
+// standard-webhooks takes "whsec_" (optional) and the base64 of 24-64 bytes, its key.
+std::optional<std::string> SourceSecretError(InboundProvider provider, std::string_view secret);
 
 }  // namespace webhookd

@@ -394,12 +394,12 @@ void BrokerConnections::Closer() {
     lock.unlock();
     // Outside the lock: a `done` may call Start.
     for (auto& [done, result] : refused) done(std::move(result));
-    for (Closing& closing : ended) {
-      closing.connection.reset();  // its thread has ended: the join is at once
-      options_.limits->Release(closing.tenant);
-    }
+    for (Closing& closing : ended) closing.connection.reset();  // its thread has ended
     lock.lock();
+    // Released under mu_, in the one step that stops counting them: a Start between the
+    // two would make a connection that open() counts beside the ones it replaces.
     joining_ -= static_cast<int>(ended.size());
+    for (Closing& closing : ended) options_.limits->Release(closing.tenant);
   }
 }
 

@@ -207,6 +207,17 @@ VerifiedRequest Verified(size_t secret_index, std::string event_type,
   return request;
 }
 
+// A verified request's type and duplicate key, each held to its rule: what every provider
+// whose key is a plain value ends with.
+VerifyResult Accepted(const SourceSettings& settings, size_t secret_index, std::string_view type,
+                      std::string_view dedupe, std::string payload) {
+  auto event_type = EventType(settings, type);
+  if (!event_type) return std::unexpected(event_type.error());
+  auto key = DedupeKey(dedupe);
+  if (!key) return std::unexpected(key.error());
+  return Verified(secret_index, std::move(*event_type), std::move(*key), std::move(payload));
+}
+
 // ---- Stripe: Stripe-Signature "t=<unix>,v1=<hex>[,v1=<hex>…]" (also v0 and other schemes,
 // ignored), each v1 an HMAC-SHA256 of "<t>.<body>".
 
@@ -247,11 +258,7 @@ VerifyResult VerifyStripe(const SourceSettings& settings, std::span<const std::s
   if (!id) return std::unexpected(id.error());
   auto type = RequiredString(*members, "type");
   if (!type) return std::unexpected(type.error());
-  auto event_type = EventType(settings, *type);
-  if (!event_type) return std::unexpected(event_type.error());
-  auto key = DedupeKey(*id);
-  if (!key) return std::unexpected(key.error());
-  return Verified(*secret, std::move(*event_type), std::move(*key), std::string(body));
+  return Accepted(settings, *secret, *type, *id, std::string(body));
 }
 
 // ---- GitHub: X-Hub-Signature-256 "sha256=<hex>", an HMAC-SHA256 of the body.
@@ -277,11 +284,7 @@ VerifyResult VerifyGithub(const SourceSettings& settings, std::span<const std::s
   if (!action) return std::unexpected(action.error());
   std::string type(*github_event);
   if (*action) type += '.' + **action;
-  auto event_type = EventType(settings, type);
-  if (!event_type) return std::unexpected(event_type.error());
-  auto key = DedupeKey(*delivery);
-  if (!key) return std::unexpected(key.error());
-  return Verified(*secret, std::move(*event_type), std::move(*key), std::string(body));
+  return Accepted(settings, *secret, type, *delivery, std::string(body));
 }
 
 // ---- Shopify: X-Shopify-Hmac-Sha256, the base64 HMAC-SHA256 of the body. Its newer event
@@ -307,8 +310,6 @@ VerifyResult VerifyShopify(const SourceSettings& settings, std::span<const std::
   if (!topic) return Malformed();
   std::string type(*topic);
   std::replace(type.begin(), type.end(), '/', '.');
-  auto event_type = EventType(settings, type);
-  if (!event_type) return std::unexpected(event_type.error());
   // The event id names one event across its webhook subscriptions; older deliveries
   // carry the webhook id alone.
   const Header event_id = ReadHeader(headers, family + "Event-Id");
@@ -319,9 +320,7 @@ VerifyResult VerifyShopify(const SourceSettings& settings, std::span<const std::
     if (!webhook_id) return Malformed();
     id = *webhook_id;
   }
-  auto key = DedupeKey(id);
-  if (!key) return std::unexpected(key.error());
-  return Verified(*secret, std::move(*event_type), std::move(*key), std::string(body));
+  return Accepted(settings, *secret, type, id, std::string(body));
 }
 
 // ---- Slack: X-Slack-Signature "v0=<hex>", an HMAC-SHA256 of "v0:<timestamp>:<body>" with
@@ -623,11 +622,7 @@ VerifyResult VerifyStandardWebhooks(const SourceSettings& settings,
   if (!members) return std::unexpected(members.error());
   auto type = RequiredString(*members, "type");
   if (!type) return std::unexpected(type.error());
-  auto event_type = EventType(settings, *type);
-  if (!event_type) return std::unexpected(event_type.error());
-  auto key = DedupeKey(*id);
-  if (!key) return std::unexpected(key.error());
-  return Verified(*secret, std::move(*event_type), std::move(*key), std::string(body));
+  return Accepted(settings, *secret, *type, *id, std::string(body));
 }
 
 // ---- Any HMAC signer: the source's header holds its prefix and the encoded HMAC of the

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
@@ -75,6 +76,13 @@ bool RawConnection::Sleep(std::chrono::milliseconds d) {
       return false;
     }
   }
+}
+
+bool RawConnection::ReadAvailable(size_t max) {
+  if (stopping_) return false;
+  std::string buf(max, '\0');
+  const ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
+  return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 void RawConnection::WaitForPeerClose() {

@@ -24,6 +24,9 @@ class RawConnection {
   bool Write(std::string_view data);
   // Sleeps `d`; false (early) when the peer hangs up or the listener stops.
   bool Sleep(std::chrono::milliseconds d);
+  // Reads what has arrived, up to `max` bytes, without waiting; false when the peer closed
+  // or the listener is stopping.
+  bool ReadAvailable(size_t max);
   // Blocks until the peer closes the connection or the listener stops.
   void WaitForPeerClose();
 

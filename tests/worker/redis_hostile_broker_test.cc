@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "tests/testing/black_hole.h"
+#include "tests/testing/raw_listener.h"
 #include "worker/redis_transport.h"
 
 namespace webhookd {
@@ -152,55 +153,16 @@ TEST(RedisHostileBrokerTest, AnAuthAnsweredWithAnArrayIsRefusedToo) {
   EXPECT_EQ(*r.error, "redis: an answer with an array");
 }
 
-// Reads 64 KiB every 200 ms and answers nothing, for a minute at most.
-class SlowReader {
- public:
-  SlowReader() {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(listen(listener_, 4), 0);
-    socklen_t len = sizeof(addr);
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] {
-      const int fd = accept(listener_, nullptr, nullptr);
-      if (fd < 0) return;
-      std::string buf(64 * 1024, '\0');
-      const auto end = std::chrono::steady_clock::now() + 60s;
-      while (!stop_ && std::chrono::steady_clock::now() < end) {
-        if (recv(fd, buf.data(), buf.size(), MSG_DONTWAIT) == 0) break;
-        std::this_thread::sleep_for(200ms);
-      }
-      close(fd);
-    });
-  }
-  ~SlowReader() {
-    stop_ = true;
-    shutdown(listener_, SHUT_RDWR);
-    thread_.join();
-    close(listener_);
-  }
-  SlowReader(const SlowReader&) = delete;
-  SlowReader& operator=(const SlowReader&) = delete;
-
-  std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_ = false;
-  std::thread thread_;
-};
-
 TEST(RedisHostileBrokerTest, AServerThatReadsAFewBytesAtATimeEndsTheAttemptAtItsDeadline) {
-  SlowReader redis;
+  // Reads 64 KiB every 200 ms and answers nothing, for a minute at most.
+  testing::RawListener redis("127.0.0.1", 0, [](testing::RawConnection& c) {
+    for (int i = 0; i < 300 && c.ReadAvailable(64 * 1024) && c.Sleep(200ms); ++i) {
+    }
+  });
   auto options = Loopback();
   options.attempt_timeout = 1s;
   RedisTransport transport(options);
-  Outgoing out = Message(redis.url());
+  Outgoing out = Message("redis://127.0.0.1:" + std::to_string(redis.port()));
   out.body.assign(size_t{32} * 1024 * 1024, 'x');  // 100 s at the pace the server reads
   const auto started = std::chrono::steady_clock::now();
   const SendResult r = SendAndWait(transport, std::move(out));

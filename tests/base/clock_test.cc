@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::clock_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -67,4 +67,4 @@ TEST(ClockTest, HelpersConvert) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::clock_test

@@ -8,7 +8,7 @@
 
 #include "base/encoding.h"
 
-namespace webhookd {
+namespace webhookd::config_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -416,4 +416,4 @@ TEST(ConfigTest, EveryVariableIsDocumentedWithItsDefault) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::config_test

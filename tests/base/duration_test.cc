@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::duration_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -64,4 +64,4 @@ TEST(DurationTest, DaysAreTwentyFourHours) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::duration_test

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace webhookd {
+namespace webhookd::encoding_test {
 namespace {
 
 TEST(EncodingTest, Base64EncodesRfc4648Vectors) {
@@ -93,4 +93,4 @@ TEST(EncodingTest, JsonQuoteReplacesInvalidUtf8SoTheResultIsJson) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::encoding_test

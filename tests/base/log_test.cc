@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace webhookd {
+namespace webhookd::log_test {
 namespace {
 
 TEST(LogTest, FormatsOneJsonObject) {
@@ -103,4 +103,4 @@ TEST(LogTest, LogWritesWholeLinesAtOrAboveTheLevel) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::log_test

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <thread>
 
-namespace webhookd {
+namespace webhookd::metrics_test {
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -115,4 +115,4 @@ TEST(MetricsTest, CountersAreSafeUnderConcurrentIncrements) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::metrics_test

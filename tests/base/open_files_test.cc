@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-namespace webhookd {
+namespace webhookd::open_files_test {
 namespace {
 
 TEST(OpenFilesTest, TheSoftLimitIsRaisedToTheHardOne) {
@@ -32,4 +32,4 @@ TEST(OpenFilesTest, TheBudgetLeavesTheReserveFree) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::open_files_test

@@ -5,7 +5,7 @@
 #include <set>
 #include <thread>
 
-namespace webhookd {
+namespace webhookd::random_test {
 namespace {
 
 TEST(RandomTest, UnitIsInHalfOpenRangeAndSpread) {
@@ -38,4 +38,4 @@ TEST(RandomTest, SecureRandomBytesHaveTheLengthAskedAndDiffer) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::random_test

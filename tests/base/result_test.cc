@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-namespace webhookd {
+namespace webhookd::result_test {
 namespace {
 
 Result<int> Parse(const std::string& s) {
@@ -61,4 +61,4 @@ TEST(ResultTest, ReturnIfErrorStopsAtTheFirstFailure) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::result_test

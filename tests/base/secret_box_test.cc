@@ -4,7 +4,7 @@
 
 #include "base/encoding.h"
 
-namespace webhookd {
+namespace webhookd::secret_box_test {
 namespace {
 
 const std::string kKey(32, 'k');
@@ -110,4 +110,4 @@ TEST(SecretBoxTest, AnAlteredValueDoesNotOpen) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::secret_box_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::strings_test {
 namespace {
 
 TEST(StringsTest, LowerAndEqualsIgnoreCaseAreAsciiOnly) {
@@ -38,4 +38,4 @@ TEST(StringsTest, BoundedIntsAreDigitsAloneWithinTheBounds) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::strings_test

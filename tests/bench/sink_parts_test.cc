@@ -10,7 +10,7 @@
 #include "bench/webhook_signature.h"
 #include "core/signing.h"
 
-namespace webhookd {
+namespace webhookd::sink_parts_test {
 namespace {
 
 using bench::RequestParser;
@@ -127,4 +127,4 @@ TEST(SinkRequestParserTest, AMalformedRequestIsRefused) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::sink_parts_test

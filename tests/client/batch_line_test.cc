@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd::client {
+namespace webhookd::client::batch_line_test {
 namespace {
 
 TEST(BatchLineTest, ReadsEveryFieldAndKeepsThePayloadBytes) {
@@ -65,4 +65,4 @@ TEST(BatchLineTest, SaysWhatIsWrong) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::batch_line_test

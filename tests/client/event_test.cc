@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace webhookd::client {
+namespace webhookd::client::event_test {
 namespace {
 
 TEST(EventTest, BodyHasOnlyTheFieldsGiven) {
@@ -21,4 +21,4 @@ TEST(EventTest, BodyHasOnlyTheFieldsGiven) {
             R"({"type":"a.b","payload":{},"subjects":["user:42","email:\"ann\""]})");
 }
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::event_test

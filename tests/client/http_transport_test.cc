@@ -7,7 +7,7 @@
 
 #include "tests/testing/process.h"
 
-namespace webhookd::client {
+namespace webhookd::client::http_transport_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -95,4 +95,4 @@ TEST(HttpTransportTest, ApiUrlSplitsIntoOriginAndPrefix) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::http_transport_test

@@ -7,7 +7,7 @@
 
 #include "tests/testing/fakes.h"
 
-namespace webhookd::client {
+namespace webhookd::client::publisher_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -210,4 +210,4 @@ TEST(PublisherTest, AnAnswerWebhookdNeverGivesIsNotRetried) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::publisher_test

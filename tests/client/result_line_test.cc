@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd::client {
+namespace webhookd::client::result_line_test {
 namespace {
 
 PublishResult Result(PublishResult::Outcome outcome, int status, std::string body,
@@ -56,4 +56,4 @@ TEST(ResultLineTest, ABadLineWasNotSent) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::result_line_test

@@ -8,7 +8,7 @@
 
 #include "tests/testing/fakes.h"
 
-namespace webhookd::client {
+namespace webhookd::client::retry_budget_test {
 namespace {
 
 using std::chrono::microseconds;
@@ -83,4 +83,4 @@ TEST(RetryBudgetTest, ConcurrentRetriesNeverOverspend) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::retry_budget_test

@@ -4,7 +4,7 @@
 
 #include "tests/testing/fakes.h"
 
-namespace webhookd::client {
+namespace webhookd::client::retry_schedule_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -101,4 +101,4 @@ TEST(RetryScheduleTest, ClassifiesEveryStatus) {
 }
 
 }  // namespace
-}  // namespace webhookd::client
+}  // namespace webhookd::client::retry_schedule_test

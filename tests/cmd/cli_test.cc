@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd::cmd {
+namespace webhookd::cmd::cli_test {
 namespace {
 
 const FlagSpec kSpec{{"--tenant", "--since"}, {"--all"}, /*positional=*/true};
@@ -38,4 +38,4 @@ TEST(CliTest, ARepeatableFlagKeepsEveryValueInOrder) {
 }
 
 }  // namespace
-}  // namespace webhookd::cmd
+}  // namespace webhookd::cmd::cli_test

@@ -17,7 +17,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::cmd {
+namespace webhookd::cmd::send_e2e_test {
 namespace {
 
 using nlohmann::json;
@@ -398,4 +398,4 @@ TEST(SendE2eTest, TenantsReachTheirOwnDestinations) {
 }
 
 }  // namespace
-}  // namespace webhookd::cmd
+}  // namespace webhookd::cmd::send_e2e_test

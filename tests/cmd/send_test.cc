@@ -9,7 +9,7 @@
 
 #include "tests/testing/process.h"
 
-namespace webhookd::cmd {
+namespace webhookd::cmd::send_test {
 namespace {
 
 constexpr const char* kKey = "whk_test_never_printed_0123456789";
@@ -111,4 +111,4 @@ TEST(SendCommandTest, AnUnreachableApiGivesUpWithExitThree) {
 }
 
 }  // namespace
-}  // namespace webhookd::cmd
+}  // namespace webhookd::cmd::send_test

@@ -6,7 +6,7 @@
 
 #include "core/role.h"
 
-namespace webhookd {
+namespace webhookd::api_key_test {
 namespace {
 
 TEST(ApiKeyTest, GeneratedKeysAreWhkAndFortyThreeUrlSafeCharacters) {
@@ -43,4 +43,4 @@ TEST(ApiKeyTest, RoleNames) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::api_key_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::circuit_test {
 namespace {
 
 TEST(CircuitStateTest, NamesMatchTheApiAndTheDatabase) {
@@ -17,4 +17,4 @@ TEST(CircuitStateTest, NamesMatchTheApiAndTheDatabase) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::circuit_test

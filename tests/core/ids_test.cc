@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace webhookd {
+namespace webhookd::ids_test {
 namespace {
 
 TEST(IdsTest, FormatIsThePrefixAndTheKey) {
@@ -39,4 +39,4 @@ TEST(IdsTest, OnlyAPositiveDecimalWithoutLeadingZerosThatFits) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::ids_test

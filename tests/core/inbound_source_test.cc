@@ -4,7 +4,7 @@
 
 #include "base/encoding.h"
 
-namespace webhookd {
+namespace webhookd::inbound_source_test {
 namespace {
 
 std::vector<std::string> Fields(const SourceSettings& settings) {
@@ -100,4 +100,4 @@ TEST(SourceSecretTest, AnyPrintableTextAndStandardWebhooksBase64) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::inbound_source_test

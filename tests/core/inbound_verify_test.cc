@@ -13,7 +13,7 @@
 
 #include "base/encoding.h"
 
-namespace webhookd {
+namespace webhookd::inbound_verify_test {
 namespace {
 
 // The signatures below are made here with OpenSSL and each provider's documented formula;
@@ -728,4 +728,4 @@ TEST(InboundVectorsTest, EveryRequestSignedByItsProvidersSdkVerifies) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::inbound_verify_test

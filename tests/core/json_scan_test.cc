@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace webhookd {
+namespace webhookd::json_scan_test {
 namespace {
 
 using namespace std::string_literals;  // "...\0..."s keeps the NUL
@@ -381,4 +381,4 @@ TEST(JsonScanTest, SaysWhatWasExpected) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::json_scan_test

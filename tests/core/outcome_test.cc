@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::outcome_test {
 namespace {
 
 struct Row {
@@ -47,4 +47,4 @@ TEST(OutcomeTest, NamesMatchTheApi) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::outcome_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::retry_after_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -59,4 +59,4 @@ TEST(RetryAfterTest, JunkIsNotAWait) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::retry_after_test

@@ -4,7 +4,7 @@
 
 #include "tests/testing/fakes.h"
 
-namespace webhookd {
+namespace webhookd::retry_policy_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -191,4 +191,4 @@ TEST(RetryPolicyTest, ReasonNames) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::retry_policy_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::role_test {
 namespace {
 
 TEST(RoleTest, NamesAreThoseOfTheCliAndTheDatabase) {
@@ -21,4 +21,4 @@ TEST(RoleTest, AnythingElseIsNoRole) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::role_test

@@ -4,7 +4,7 @@
 
 #include "base/encoding.h"
 
-namespace webhookd {
+namespace webhookd::signing_test {
 namespace {
 
 constexpr std::string_view kSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -76,4 +76,4 @@ TEST(SigningTest, SignatureHeaderNeedsAUsableCurrentSecretAndSkipsBadOlderOnes) 
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::signing_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::trace_context_test {
 namespace {
 
 constexpr const char* kValid = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
@@ -128,4 +128,4 @@ TEST(SamplerTest, ReadsTheEnvironmentAndFallsBackWithAWarning) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::trace_context_test

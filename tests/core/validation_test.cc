@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace webhookd {
+namespace webhookd::validation_test {
 namespace {
 
 TEST(ValidationTest, EventTypesAreOneTo255TypeCharacters) {
@@ -83,4 +83,4 @@ TEST(ValidationTest, JsonDepthSkipsStringsAndStopsPastTheLimit) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::validation_test

@@ -13,7 +13,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::api_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -683,4 +683,4 @@ TEST(ApiE2eTest, PrivateDestinationsAreRefusedUnlessAllowed) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::api_e2e_test

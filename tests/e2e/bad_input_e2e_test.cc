@@ -15,7 +15,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::bad_input_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -586,4 +586,4 @@ TEST(BadInputE2eTest, AValidBodyAtTheSizeLimitIsAcceptedAndOneByteOverIsNot) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::bad_input_e2e_test

@@ -17,7 +17,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::broker_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -365,4 +365,4 @@ TEST(BrokerAddressE2eTest, ABrokerHostOfAPrivateAddressIsRefusedWhenPrivateOnesA
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::broker_e2e_test

@@ -10,7 +10,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::catalog_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -269,4 +269,4 @@ TEST(CatalogStrictE2eTest, OpenModeTakesAnyTypeOnEveryPath) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::catalog_e2e_test

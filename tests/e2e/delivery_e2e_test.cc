@@ -19,7 +19,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::delivery_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -486,4 +486,4 @@ TEST_F(DeliveryE2eTest, ThePerDestinationCapBoundsConcurrency) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::delivery_e2e_test

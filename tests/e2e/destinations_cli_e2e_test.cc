@@ -10,7 +10,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::destinations_cli_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -93,4 +93,4 @@ TEST(DestinationsCliE2eTest, ABrokerDestinationIsMadeListedChangedAndDeletedFrom
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::destinations_cli_e2e_test

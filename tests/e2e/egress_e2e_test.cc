@@ -10,7 +10,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::egress_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -69,4 +69,4 @@ TEST(EgressE2eTest, DeliveriesGoThroughTheProxyAndADeadProxyOpensNoCircuit) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::egress_e2e_test

@@ -18,7 +18,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::fifo_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -215,4 +215,4 @@ TEST_F(FifoE2eTest, BadOrderingFieldsAre422) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::fifo_e2e_test

@@ -19,7 +19,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::filters_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -357,4 +357,4 @@ TEST(FiltersDeliveryE2eTest, OperationalEventsAreFilteredToo) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::filters_e2e_test

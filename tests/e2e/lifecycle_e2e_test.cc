@@ -13,7 +13,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::lifecycle_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -265,4 +265,4 @@ TEST(LifecycleE2eTest, KeysCreateListRevoke) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::lifecycle_e2e_test

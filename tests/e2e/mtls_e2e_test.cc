@@ -10,7 +10,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::mtls_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -96,4 +96,4 @@ TEST(MtlsE2eTest, TheCertificateIsCheckedKeptWriteOnlyAndPresented) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::mtls_e2e_test

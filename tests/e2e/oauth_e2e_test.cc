@@ -14,7 +14,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::oauth_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -160,4 +160,4 @@ TEST(OauthE2eTest, BadAuthSettingsAre422sNamingTheField) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::oauth_e2e_test

@@ -10,7 +10,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::observability_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -166,4 +166,4 @@ TEST(ObservabilityE2eTest, TheWorkerServesItsOwnHealthAndMetrics) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::observability_e2e_test

@@ -11,7 +11,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::payload_fidelity_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -122,4 +122,4 @@ TEST(PayloadFidelityE2eTest, ReservedTypesAndBadPayloadsAreRefusedAndWriteNothin
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::payload_fidelity_e2e_test

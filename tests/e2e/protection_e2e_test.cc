@@ -21,7 +21,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::protection_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -339,4 +339,4 @@ TEST_F(ProtectionE2eTest, FailingTooLongAndGoneDisableWithAnEventEach) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::protection_e2e_test

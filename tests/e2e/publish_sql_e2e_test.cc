@@ -13,7 +13,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::publish_sql_e2e_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -67,4 +67,4 @@ TEST(PublishSqlE2eTest, ACommittedPublishIsDeliveredByteForByteAndARolledBackOne
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::publish_sql_e2e_test

@@ -16,7 +16,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::replay_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -207,4 +207,4 @@ TEST_F(ReplayE2eTest, APublisherKeyMayNotSeeOrReplayDeadLetters) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::replay_e2e_test

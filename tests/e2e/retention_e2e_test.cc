@@ -8,7 +8,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::retention_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -72,4 +72,4 @@ TEST(RetentionE2eTest, TheStatusListsEachDaysPartitionsWhenTheyGoAndTheKept) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::retention_e2e_test

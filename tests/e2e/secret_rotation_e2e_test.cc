@@ -13,7 +13,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::secret_rotation_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -102,4 +102,4 @@ TEST(SecretRotationE2eTest, BadRotationsAreRefusedAndChangeNothing) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::secret_rotation_e2e_test

@@ -21,7 +21,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::standard_webhooks_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -139,4 +139,4 @@ TEST(StandardWebhooksE2eTest, OldAndNewSecretVerifyDuringTheGraceAndOnlyTheNewAf
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::standard_webhooks_e2e_test

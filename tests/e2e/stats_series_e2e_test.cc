@@ -7,7 +7,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::stats_series_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -65,4 +65,4 @@ TEST(StatsSeriesE2eTest, PointsCountTheAttemptsOfTheirStep) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::stats_series_e2e_test

@@ -17,7 +17,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::subjects_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -250,4 +250,4 @@ TEST(SubjectsErasureBoundE2eTest, ATenantWithTooManyRunningErasuresIsAnswered429
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::subjects_e2e_test

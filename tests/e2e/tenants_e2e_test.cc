@@ -15,7 +15,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::tenants_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -609,4 +609,4 @@ TEST_F(TenantsE2eTest, TenantKeysCreatedAndRevokedWhileRequestsRun) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::tenants_e2e_test

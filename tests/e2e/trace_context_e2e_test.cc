@@ -11,7 +11,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::trace_context_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -109,4 +109,4 @@ TEST_F(TraceContextE2eTest, AnInvalidTraceparentIsIgnoredNotRefused) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::trace_context_e2e_test

@@ -20,7 +20,7 @@
 #include "tests/testing/webhookd_process.h"
 #include "tests/trace/node_tools.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::tracing_e2e_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -200,4 +200,4 @@ TEST(TracingCollectorE2eTest, ACollectorThatNeverAnswersChangesNothing) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::tracing_e2e_test

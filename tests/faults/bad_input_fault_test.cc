@@ -19,7 +19,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::bad_input_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -252,4 +252,4 @@ TEST(BadInputFaultTest, MalformedRequestsUnderLoadGet4xxAndLeaveNoTrace) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::bad_input_fault_test

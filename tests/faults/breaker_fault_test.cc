@@ -21,7 +21,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::breaker_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -138,4 +138,4 @@ TEST(BreakerFaultTest, TenThousandQueuedForADestinationThatComesBack) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::breaker_fault_test

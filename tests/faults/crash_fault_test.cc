@@ -24,7 +24,7 @@
 #include "tests/testing/webhookd_process.h"
 #include "tests/testing/worker_chaos.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::crash_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -293,4 +293,4 @@ TEST(CrashFaultTest, KilledWorkersAndARestartedDatabaseLoseNothing) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::crash_fault_test

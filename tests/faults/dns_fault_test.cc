@@ -13,7 +13,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::dns_fault_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -89,4 +89,4 @@ TEST(DnsFaultTest, ANameServerThatNeverAnswersHoldsUpNothingElse) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::dns_fault_test

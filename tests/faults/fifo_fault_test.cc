@@ -27,7 +27,7 @@
 #include "tests/testing/webhookd_process.h"
 #include "tests/testing/worker_chaos.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::fifo_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -312,4 +312,4 @@ TEST(FifoFaultTest, UnderBlockADeadLetterHoldsItsKeyThroughTheChaosUntilDismisse
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::fifo_fault_test

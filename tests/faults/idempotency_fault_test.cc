@@ -14,7 +14,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::idempotency_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -107,4 +107,4 @@ TEST(IdempotencyFaultTest, FiftyConcurrentRequestsWithOneKeyMakeOneEvent) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::idempotency_fault_test

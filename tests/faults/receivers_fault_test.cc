@@ -21,7 +21,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::receivers_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -320,4 +320,4 @@ TEST(ReceiversFaultTest, HealthyDestinationsKeepTheirThroughputBesideBrokenOnes)
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::receivers_fault_test

@@ -13,7 +13,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::retention_fault_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -117,4 +117,4 @@ TEST(RetentionFaultTest, ADetachCutShortBySigkillIsFinishedByTheNextServer) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::retention_fault_test

@@ -23,7 +23,7 @@
 #include "tests/testing/webhookd_process.h"
 #include "worker/curl_sender.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::ssrf_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -230,4 +230,4 @@ TEST(SsrfFaultTest, WithTheGuardOffTheSameRequestConnects) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::ssrf_fault_test

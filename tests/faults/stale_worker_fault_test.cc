@@ -19,7 +19,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::stale_worker_fault_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -213,4 +213,4 @@ TEST_F(StaleWorkerFaultTest, AStaleWorkerChangesNoRowWhileTheNewOwnerHoldsTheCla
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::stale_worker_fault_test

@@ -20,7 +20,7 @@
 #include "tests/testing/failover_load.h"
 #include "tests/testing/process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::patroni_ha_test {
 namespace {
 
 // `scripts/ha` on a state directory of its own; `down` in the destructor, so every
@@ -137,4 +137,4 @@ TEST(PatroniHaTest, PatroniFailsOverAndBackWithoutLosingAnAcceptedEvent) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::patroni_ha_test

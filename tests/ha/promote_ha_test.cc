@@ -10,7 +10,7 @@
 #include "tests/testing/failover_load.h"
 #include "tests/testing/pg_cluster.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::promote_ha_test {
 namespace {
 
 TEST(PromoteHaTest, KilledPrimaryAndAPromotedSyncStandbyLoseNoAcceptedEvent) {
@@ -35,4 +35,4 @@ TEST(PromoteHaTest, KilledPrimaryAndAPromotedSyncStandbyLoseNoAcceptedEvent) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::promote_ha_test

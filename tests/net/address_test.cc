@@ -4,7 +4,7 @@
 
 #include "net/resolver.h"
 
-namespace webhookd {
+namespace webhookd::address_test {
 namespace {
 
 struct Row {
@@ -265,4 +265,4 @@ TEST(SystemResolverTest, NumericHostsNeedNoNetwork) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::address_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::broker_url_test {
 namespace {
 
 TEST(BrokerUrlTest, EachSchemeItsTransportDefaultPortAndPath) {
@@ -100,4 +100,4 @@ TEST(BrokerUrlTest, ADestinationsAddressIsItsSchemeAndEveryHostWhateverItsTransp
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::broker_url_test

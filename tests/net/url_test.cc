@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::url_test {
 namespace {
 
 struct Good {
@@ -89,4 +89,4 @@ TEST(UrlTest, LengthLimitIsInclusive) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::url_test

@@ -15,7 +15,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::address_oracle_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,4 +107,4 @@ TEST(AddressOracleSecurityTest, ANameThatDoesNotResolveGetsTheSameAnswerAsAPriva
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::address_oracle_security_test

@@ -24,7 +24,7 @@
 #include "tests/testing/wait.h"
 #include "worker/redis_transport.h"
 
-namespace webhookd {
+namespace webhookd::brokers_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -163,4 +163,4 @@ TEST(BrokersSecurityTest, ATenantsNamesThatNeverResolveLeaveOtherTenantsTheirLoo
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::brokers_security_test

@@ -11,7 +11,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::carried_credentials_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -129,4 +129,4 @@ TEST(CarriedCredentialsSecurityTest, TheClientSecretGoesNowhereNewUnlessSentAgai
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::carried_credentials_security_test

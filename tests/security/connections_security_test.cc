@@ -23,7 +23,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::connections_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -209,4 +209,4 @@ TEST_F(ConnectionsSecurityTest, ConnectionTwoHundredFiftySevenFromOneAddressIsRe
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::connections_security_test

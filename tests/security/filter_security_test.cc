@@ -17,7 +17,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::filter_security_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -181,4 +181,4 @@ TEST(FilterSecurityTest, AKeyRunsAtMostTwoFilterTestsAtOnce) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::filter_security_test

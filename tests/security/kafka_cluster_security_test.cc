@@ -28,7 +28,7 @@
 #include "tests/testing/wait.h"
 #include "worker/kafka_transport.h"
 
-namespace webhookd {
+namespace webhookd::kafka_cluster_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -375,4 +375,4 @@ TEST(KafkaClusterSecurityTest, AMetadataAnswerOfSixtyFourMiBIsNotTaken) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::kafka_cluster_security_test

@@ -9,7 +9,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::keys_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -94,4 +94,4 @@ TEST(KeysSecurityTest, AShortBootstrapKeyIsRefused) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::keys_security_test

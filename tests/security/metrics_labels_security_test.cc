@@ -11,7 +11,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::metrics_labels_security_test {
 namespace {
 
 TEST(MetricsLabelsSecurityTest, ManyDistinctPathsLeaveOnlyRouteNamesInTheLabels) {
@@ -52,4 +52,4 @@ TEST(MetricsLabelsSecurityTest, ManyDistinctPathsLeaveOnlyRouteNamesInTheLabels)
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::metrics_labels_security_test

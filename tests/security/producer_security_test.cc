@@ -12,7 +12,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::producer_security_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -62,4 +62,4 @@ TEST(ProducerSecurityTest, AForeignWebhookdPublisherRoleIsNeverGrantedPublish) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::producer_security_test

@@ -20,7 +20,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::public_face_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -375,4 +375,4 @@ TEST_F(PublicFaceSecurityTest, ReadinessIsAskedOfTheDatabaseAtMostOnceASecond) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::public_face_security_test

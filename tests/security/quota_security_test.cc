@@ -10,7 +10,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::quota_security_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -65,4 +65,4 @@ TEST(QuotaSecurityTest, ATenantsDestinationsAreBoundedEvenWhenCreatedAtOnce) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::quota_security_test

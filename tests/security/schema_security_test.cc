@@ -15,7 +15,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::schema_security_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -182,4 +182,4 @@ TEST_F(SchemaSecurityTest, APatternOutOfItsAutomatonOrAScanTooLongIsAQuick422) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::schema_security_test

@@ -12,7 +12,7 @@
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::secrets_at_rest_security_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -168,4 +168,4 @@ TEST(SecretsAtRestSecurityTest, WithoutAKeyItWarnsAtStartUp) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::secrets_at_rest_security_test

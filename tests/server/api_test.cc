@@ -13,7 +13,7 @@
 #include "server/problem.h"
 #include "tests/testing/stub_stores.h"
 
-namespace webhookd {
+namespace webhookd::api_test {
 namespace {
 
 using testing::StubApiStores;
@@ -350,4 +350,4 @@ TEST_F(ApiTest, BadListParametersAre422) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::api_test

@@ -7,7 +7,7 @@
 #include "server/client_address.h"
 #include "tests/testing/fakes.h"
 
-namespace webhookd {
+namespace webhookd::auth_limiter_test {
 namespace {
 
 using std::chrono::seconds;
@@ -85,4 +85,4 @@ TEST(FailedAuthLimiterTest, AFullTableEvictsTheLeastRecentlySeenClientOnly) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::auth_limiter_test

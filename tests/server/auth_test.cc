@@ -6,7 +6,7 @@
 
 #include "tests/testing/stub_stores.h"
 
-namespace webhookd {
+namespace webhookd::auth_test {
 namespace {
 
 using testing::StubKeyStore;
@@ -97,4 +97,4 @@ TEST_F(AuthTest, ADatabaseOutageIsUnavailableNotUnauthorized) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::auth_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::broker_settings_test {
 namespace {
 
 using Strings = std::vector<std::string>;
@@ -99,4 +99,4 @@ TEST(BrokerSettingsTest, TheViewShowsCredentialsAsSet) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::broker_settings_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd {
+namespace webhookd::carried_credentials_test {
 namespace {
 
 std::vector<std::string> Fields(const std::vector<FieldError>& errors) {
@@ -122,4 +122,4 @@ TEST(CarriedCredentialsTest, ABrokersCredentialsStayWithItsBroker) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::carried_credentials_test

@@ -4,7 +4,7 @@
 
 #include "console/assets.h"
 
-namespace webhookd {
+namespace webhookd::console_assets_test {
 namespace {
 
 TEST(ConsoleAssetsTest, FindsThePageAndItsFilesWithTheirTypes) {
@@ -62,4 +62,4 @@ TEST(ConsoleAssetsTest, BytesAreTheWholeFile) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::console_assets_test

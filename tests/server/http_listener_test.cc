@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-namespace webhookd {
+namespace webhookd::http_listener_test {
 namespace {
 
 class BeginningHandler : public HttpHandler {
@@ -246,4 +246,4 @@ TEST_F(HttpListenerBeginTest, ManyConnectionsAnsweredFromOtherThreadsEachGetThei
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::http_listener_test

@@ -13,7 +13,7 @@
 #include "server/event_codec.h"
 #include "server/event_type_codec.h"
 
-namespace webhookd {
+namespace webhookd::json_codec_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -292,4 +292,4 @@ TEST(JsonCodecTest, AnErasedEventShowsANullPayload) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::json_codec_test

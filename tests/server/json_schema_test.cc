@@ -14,7 +14,7 @@
 #include "server/schema_compile.h"
 #include "server/schema_graph.h"
 
-namespace webhookd {
+namespace webhookd::json_schema_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -656,4 +656,4 @@ TEST(JsonSchemaTest, CostliestUniqueItems) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::json_schema_test

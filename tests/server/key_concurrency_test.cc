@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace webhookd {
+namespace webhookd::key_concurrency_test {
 namespace {
 
 TEST(KeyConcurrencyTest, ALimitOfTwoRefusesTheThirdUntilOneEnds) {
@@ -79,4 +79,4 @@ TEST(KeyConcurrencyTest, ThreadsTryingAtOnceGetExactlyTheLimit) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::key_concurrency_test

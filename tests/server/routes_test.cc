@@ -11,7 +11,7 @@
 #include "server/http_server.h"
 #include "server/openapi.h"
 
-namespace webhookd {
+namespace webhookd::routes_test {
 namespace {
 
 std::set<std::string> SpecRoutes() {
@@ -50,4 +50,4 @@ TEST(RoutesTest, TheServedDescriptionIsOpenApi31) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::routes_test

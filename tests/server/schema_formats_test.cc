@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace webhookd::schema {
+namespace webhookd::schema::schema_formats_test {
 namespace {
 
 using namespace std::string_view_literals;
@@ -642,4 +642,4 @@ TEST(SchemaFormatsTest, AHugeTextIsOnePass) {
 }
 
 }  // namespace
-}  // namespace webhookd::schema
+}  // namespace webhookd::schema::schema_formats_test

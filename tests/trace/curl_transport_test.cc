@@ -10,7 +10,7 @@
 
 #include "tests/testing/process.h"
 
-namespace webhookd::trace {
+namespace webhookd::trace::curl_transport_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -80,4 +80,4 @@ TEST(CurlTransport, CancelEndsAPostAtOnceAndEveryLaterOne) {
 }
 
 }  // namespace
-}  // namespace webhookd::trace
+}  // namespace webhookd::trace::curl_transport_test

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-namespace webhookd::trace {
+namespace webhookd::trace::exporter_options_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -264,4 +264,4 @@ TEST(TraceVariables, ListEveryVariableReadAndAreDocumented) {
 }
 
 }  // namespace
-}  // namespace webhookd::trace
+}  // namespace webhookd::trace::exporter_options_test

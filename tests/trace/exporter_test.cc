@@ -10,7 +10,7 @@
 #include "tests/testing/wait.h"
 #include "tests/trace/sample_spans.h"
 
-namespace webhookd::trace {
+namespace webhookd::trace::exporter_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -481,4 +481,4 @@ TEST_F(ExporterTest, DestroyingWithoutShutdownDropsWhatIsQueued) {
 }
 
 }  // namespace
-}  // namespace webhookd::trace
+}  // namespace webhookd::trace::exporter_test

@@ -11,7 +11,7 @@
 
 #include "tests/trace/sample_spans.h"
 
-namespace webhookd::trace {
+namespace webhookd::trace::otlp_encoding_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -308,4 +308,4 @@ TEST(EncodeProtobuf, RepairsBadUtf8) {
 }
 
 }  // namespace
-}  // namespace webhookd::trace
+}  // namespace webhookd::trace::otlp_encoding_test

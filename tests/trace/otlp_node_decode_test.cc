@@ -12,7 +12,7 @@
 #include "tests/trace/sample_spans.h"
 #include "trace/otlp_encoding.h"
 
-namespace webhookd::trace {
+namespace webhookd::trace::otlp_node_decode_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -141,4 +141,4 @@ TEST(OtlpNodeDecode, RefusesWhatIsNotOtlp) {
 }
 
 }  // namespace
-}  // namespace webhookd::trace
+}  // namespace webhookd::trace::otlp_node_decode_test

@@ -16,7 +16,7 @@
 #include "trace/curl_transport.h"
 #include "trace/exporter.h"
 
-namespace webhookd::trace {
+namespace webhookd::trace::otlp_receiver_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -159,4 +159,4 @@ TEST(OtlpReceiver, ExporterConfiguredFromTheEnvironmentDeliversEverySpan) {
 }
 
 }  // namespace
-}  // namespace webhookd::trace
+}  // namespace webhookd::trace::otlp_receiver_test

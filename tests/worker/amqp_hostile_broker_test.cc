@@ -24,7 +24,7 @@
 #include "tests/testing/black_hole.h"
 #include "worker/amqp_transport.h"
 
-namespace webhookd {
+namespace webhookd::amqp_hostile_broker_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -312,4 +312,4 @@ TEST(AmqpHostileBrokerTest, ThirtyAddressesThatNeverAnswerTakeOneAttemptTimeoutN
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::amqp_hostile_broker_test

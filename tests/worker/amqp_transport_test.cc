@@ -19,7 +19,7 @@
 #include "tests/testing/rabbitmq_server.h"
 #include "tests/testing/test_pki.h"
 
-namespace webhookd {
+namespace webhookd::amqp_transport_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -444,4 +444,4 @@ TEST_F(AmqpTransportTest, AmqpsTrustsTheDestinationsCaAndChecksTheBrokersName) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::amqp_transport_test

@@ -6,7 +6,7 @@
 
 #include <map>
 
-namespace webhookd {
+namespace webhookd::attempt_trace_test {
 namespace {
 
 const std::string kRandom =
@@ -117,4 +117,4 @@ TEST(AttemptTraceTest, UrlsKeepSchemeHostAndPortAlone) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::attempt_trace_test

@@ -21,7 +21,7 @@
 #include "tests/testing/fakes.h"
 #include "tests/testing/wait.h"
 
-namespace webhookd {
+namespace webhookd::broker_connections_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -442,4 +442,4 @@ TEST(BrokerConnectionsTest, AConnectionWithNothingToSendForTheIdleTimeoutIsClose
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::broker_connections_test

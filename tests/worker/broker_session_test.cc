@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-namespace webhookd {
+namespace webhookd::broker_session_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -57,4 +57,4 @@ TEST(BrokerUrlOfTest, AURLOfAnotherTransportOrNoneIsAnAnswerInTheTransportsWords
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::broker_session_test

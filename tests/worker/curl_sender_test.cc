@@ -13,7 +13,7 @@
 #include "tests/testing/raw_listener.h"
 #include "tests/testing/receiver.h"
 
-namespace webhookd {
+namespace webhookd::curl_sender_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -291,4 +291,4 @@ TEST(CurlSenderTest, UnstartedSendsComeBackNotStarted) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::curl_sender_test

@@ -22,7 +22,7 @@
 #include "tests/testing/wait.h"
 #include "worker/threaded_sender.h"
 
-namespace webhookd {
+namespace webhookd::dispatcher_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -863,4 +863,4 @@ TEST(DispatcherTest, ProtectionSettingsReachTheStoreAndItsTransitionsTheMetrics)
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::dispatcher_test

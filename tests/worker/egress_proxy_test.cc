@@ -8,7 +8,7 @@
 #include "tests/testing/receiver.h"
 #include "worker/curl_sender.h"
 
-namespace webhookd {
+namespace webhookd::egress_proxy_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -104,4 +104,4 @@ TEST(EgressProxyTest, ANameThatDoesNotResolveIsADnsErrorAndTheProxyIsNotAsked) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::egress_proxy_test

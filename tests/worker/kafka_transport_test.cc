@@ -18,7 +18,7 @@
 
 #include "tests/testing/kafka_mock.h"
 
-namespace webhookd {
+namespace webhookd::kafka_transport_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -393,4 +393,4 @@ TEST(KafkaTransportTest, TheDestructorEndsEveryMessageOnce) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::kafka_transport_test

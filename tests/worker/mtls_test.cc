@@ -9,7 +9,7 @@
 #include "tests/testing/tls_receiver.h"
 #include "worker/curl_sender.h"
 
-namespace webhookd {
+namespace webhookd::mtls_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -74,4 +74,4 @@ TEST(MtlsTest, TheDestinationsCaAloneIsTrustedForTheReceiver) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::mtls_test

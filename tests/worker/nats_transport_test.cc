@@ -28,7 +28,7 @@
 #include "tests/testing/test_pki.h"
 #include "tests/testing/wait.h"
 
-namespace webhookd {
+namespace webhookd::nats_transport_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -588,4 +588,4 @@ TEST(NatsTransportTest, LibnatssConnectionThreadsEndWithTheTransport) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::nats_transport_test

@@ -10,7 +10,7 @@
 
 #include "base/metrics.h"
 
-namespace webhookd {
+namespace webhookd::purger_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -162,4 +162,4 @@ TEST(PurgerTest, TheThreadPurgesAtOnceThenEveryPeriodAndStopsPromptly) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::purger_test

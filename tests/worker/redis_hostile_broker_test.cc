@@ -22,7 +22,7 @@
 #include "tests/testing/raw_listener.h"
 #include "worker/redis_transport.h"
 
-namespace webhookd {
+namespace webhookd::redis_hostile_broker_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -191,4 +191,4 @@ TEST(RedisHostileBrokerTest, ThirtyAddressesThatNeverAnswerTakeOneAttemptTimeout
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::redis_hostile_broker_test

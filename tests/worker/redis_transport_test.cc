@@ -21,7 +21,7 @@
 
 #include "tests/testing/redis_server.h"
 
-namespace webhookd {
+namespace webhookd::redis_transport_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -246,4 +246,4 @@ TEST(RedisTransportTest, ADestinationWithoutAStreamOrOverTlsIsAnErrorNotASend) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::redis_transport_test

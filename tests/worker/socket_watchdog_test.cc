@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-namespace webhookd {
+namespace webhookd::socket_watchdog_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -75,4 +75,4 @@ TEST(SocketWatchdogTest, ArmingAgainForgetsTheLastFiring) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::socket_watchdog_test

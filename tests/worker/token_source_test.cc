@@ -11,7 +11,7 @@
 #include "base/encoding.h"
 #include "tests/testing/fakes.h"
 
-namespace webhookd {
+namespace webhookd::token_source_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -212,4 +212,4 @@ TEST(TokenSourceTest, TheCacheStaysWithinItsBound) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::token_source_test

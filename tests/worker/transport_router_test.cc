@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace webhookd {
+namespace webhookd::transport_router_test {
 namespace {
 
 // Answers at once, on the caller's thread (enough here), and remembers what it got.
@@ -46,4 +46,4 @@ TEST(TransportRouterTest, EachMessageGoesToItsSchemesTransportAndTheRestToHttp) 
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::transport_router_test

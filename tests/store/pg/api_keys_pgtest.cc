@@ -11,7 +11,7 @@
 #include "store/pg/pg_store.h"
 #include "tests/testing/test_database.h"
 
-namespace webhookd {
+namespace webhookd::api_keys_pgtest {
 namespace {
 
 using testing::TestDatabase;
@@ -175,4 +175,4 @@ TEST(ApiKeysPgTest, AnExpiredBootstrapKeyStaysExpired) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::api_keys_pgtest

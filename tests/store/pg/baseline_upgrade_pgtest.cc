@@ -20,7 +20,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/webhookd_process.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::baseline_upgrade_pgtest {
 namespace {
 
 // The last commit before the baseline: its migrations/ and store/pg/schema/ are how a
@@ -295,4 +295,4 @@ TEST(BaselineUpgradeTest, ADatabasePartWayIsRefusedAndLeftAsItWas) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::baseline_upgrade_pgtest

@@ -19,7 +19,7 @@
 #include "store/pg/pg_store.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::claim_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -803,4 +803,4 @@ TEST_F(ClaimPgTest, TheClaimFunctionTakesTheClaimLockOfLocksH) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::claim_pgtest

@@ -18,7 +18,7 @@
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::claim_scale_pgtest {
 namespace {
 
 using testing::N;
@@ -246,4 +246,4 @@ TEST_F(ClaimScalePgTest, AClaimDoesNotFetchAgainTheDeliveriesThatWereInFlight) {
   RecordProperty("claim_buffers_past_finished_in_flight", static_cast<int>(cost));
 }
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::claim_scale_pgtest

@@ -5,7 +5,7 @@
 #include "base/secret_box.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::credentials_pgtest {
 namespace {
 
 using testing::N;
@@ -162,4 +162,4 @@ TEST_F(CredentialsPgTest, WithoutTheKeyNothingIsSentAndNothingLeaks) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::credentials_pgtest

@@ -15,7 +15,7 @@
 #include "store/pg/pg_store.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::dead_letters_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -453,4 +453,4 @@ TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::dead_letters_pgtest

@@ -11,7 +11,7 @@
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::delivery_counts_pgtest {
 namespace {
 
 using testing::N;
@@ -118,4 +118,4 @@ TEST_F(DeliveryCountsPgTest, TheRecountMakesLostCountersRight) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::delivery_counts_pgtest

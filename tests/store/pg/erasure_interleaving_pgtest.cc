@@ -15,7 +15,7 @@
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::erasure_interleaving_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -328,4 +328,4 @@ TEST_F(ErasureInterleavingPgTest, AnErasureWaitsForADayLeftHalfDropped) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::erasure_interleaving_pgtest

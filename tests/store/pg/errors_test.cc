@@ -6,7 +6,7 @@
 
 #include <pqxx/pqxx>
 
-namespace webhookd::pg {
+namespace webhookd::pg::errors_test {
 namespace {
 
 struct Case {
@@ -46,4 +46,4 @@ TEST(ErrorsTest, BrokenConnectionAndInDoubtCommitAreUnavailable) {
 }
 
 }  // namespace
-}  // namespace webhookd::pg
+}  // namespace webhookd::pg::errors_test

@@ -8,7 +8,7 @@
 
 #include "tests/testing/test_database.h"
 
-namespace webhookd {
+namespace webhookd::event_type_rule_pgtest {
 namespace {
 
 using testing::TestDatabase;
@@ -62,4 +62,4 @@ TEST(EventTypeRuleTest, TheKeysAnswerAsThePatternScanDid) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::event_type_rule_pgtest

@@ -13,7 +13,7 @@
 
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::fan_out_pgtest {
 namespace {
 
 using testing::N;
@@ -198,4 +198,4 @@ TEST_F(FanOutRuleTest, TheFunctionIsInlinedAndProbesTheTenantIndex) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::fan_out_pgtest

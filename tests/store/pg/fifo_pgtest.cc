@@ -10,7 +10,7 @@
 
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::fifo_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -342,4 +342,4 @@ TEST_F(FifoPgTest, BlockedByIsTheOldestUnfinishedOfItsKeyBeforeItElseOneInFlight
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::fifo_pgtest

@@ -18,7 +18,7 @@
 
 #include "tests/testing/test_database.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::filter_fuzz_pgtest {
 namespace {
 
 constexpr int kFilters = 2000;
@@ -258,4 +258,4 @@ TEST(FilterFuzzPgTest, EveryAcceptedFilterEvaluatesWithinTheBoundAndTheCheckNeve
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::filter_fuzz_pgtest

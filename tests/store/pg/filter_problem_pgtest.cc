@@ -14,7 +14,7 @@
 
 #include "tests/testing/test_database.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::filter_problem_pgtest {
 namespace {
 
 class FilterProblemPgTest : public ::testing::Test {
@@ -169,4 +169,4 @@ TEST_F(FilterProblemPgTest, TheCostliestAcceptedShapesOnTheLargestPayload) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::filter_problem_pgtest

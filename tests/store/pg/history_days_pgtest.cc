@@ -15,7 +15,7 @@
 #include "tests/testing/pg_fixture.h"
 #include "tests/testing/process.h"
 
-namespace webhookd {
+namespace webhookd::history_days_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -292,4 +292,4 @@ TEST_F(HistoryDaysPgTest, TheStatusListsEachDaysPartitionsThenTheKept) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::history_days_pgtest

@@ -12,7 +12,7 @@
 #include "tests/testing/release_history.h"
 #include "tests/testing/test_database.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::history_upgrade_pgtest {
 namespace {
 
 // The last commit before the history by day.
@@ -109,4 +109,4 @@ TEST(HistoryUpgradeTest, EveryRowLandsInItsDayAndTheQueueGoesOn) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::history_upgrade_pgtest

@@ -20,7 +20,7 @@
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::ingest_pgtest {
 namespace {
 
 using ::testing::ElementsAreArray;
@@ -867,4 +867,4 @@ TEST_F(IngestPgTest, DeliveriesPageNewestFirstByDestinationAndStatus) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::ingest_pgtest

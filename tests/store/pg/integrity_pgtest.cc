@@ -11,7 +11,7 @@
 #include "tests/testing/pg_fixture.h"
 #include "tests/testing/wait.h"
 
-namespace webhookd {
+namespace webhookd::integrity_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -142,4 +142,4 @@ TEST_F(IntegrityPgTest, AReplayDuringAPurgeKeepsTheEventAndEverythingUnderIt) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::integrity_pgtest

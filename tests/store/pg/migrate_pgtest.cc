@@ -14,7 +14,7 @@
 #include "store/pg/pg_store.h"
 #include "tests/testing/test_database.h"
 
-namespace webhookd {
+namespace webhookd::migrate_pgtest {
 namespace {
 
 using testing::TestDatabase;
@@ -224,4 +224,4 @@ TEST(MigrateTest, AnInstallationInPublicIsSentToThePreviousReleaseUntouched) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::migrate_pgtest

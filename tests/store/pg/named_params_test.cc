@@ -10,7 +10,7 @@
 #include "store/pg/pg_values.h"
 #include "store/pg/statements.h"
 
-namespace webhookd::pg {
+namespace webhookd::pg::named_params_test {
 namespace {
 
 // Past this many, counting dollars by hand is where mistakes come from.
@@ -86,4 +86,4 @@ TEST(NamedParamsTest, AStatementWithoutNamesCannotBeBoundByName) {
 }
 
 }  // namespace
-}  // namespace webhookd::pg
+}  // namespace webhookd::pg::named_params_test

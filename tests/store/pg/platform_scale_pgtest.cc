@@ -18,7 +18,7 @@
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::platform_scale_pgtest {
 namespace {
 
 constexpr int kDestinations = 100000;
@@ -213,4 +213,4 @@ TEST_F(PlatformScalePgTest, TheGaugesCostNothingMoreWithABacklog) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::platform_scale_pgtest

@@ -18,7 +18,7 @@
 #include "tests/testing/fakes.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::protection_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -720,4 +720,4 @@ TEST_F(ProtectionPgTest, TheGaugeCountsOpenAndHalfOpenCircuitsOfEnabledDestinati
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::protection_pgtest

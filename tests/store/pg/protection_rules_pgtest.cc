@@ -16,7 +16,7 @@
 #include "store/pg/pg_store.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::protection_rules_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -508,4 +508,4 @@ TEST_F(ProtectionRulesPgTest, TheClaimFollowsEveryRule) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::protection_rules_pgtest

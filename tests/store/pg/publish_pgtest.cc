@@ -13,7 +13,7 @@
 #include "core/validation.h"
 #include "tests/testing/test_database.h"
 
-namespace webhookd {
+namespace webhookd::publish_pgtest {
 namespace {
 
 using testing::TestDatabase;
@@ -347,4 +347,4 @@ TEST_F(PublishTest, ARoleWithOnlyWebhookdPublisherCanPublishAndReadNothing) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::publish_pgtest

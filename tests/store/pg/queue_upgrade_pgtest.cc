@@ -13,7 +13,7 @@
 #include "tests/testing/release_history.h"
 #include "tests/testing/test_database.h"
 
-namespace webhookd::testing {
+namespace webhookd::testing::queue_upgrade_pgtest {
 namespace {
 
 // The release before the queue: its baseline and schema files made the database.
@@ -99,4 +99,4 @@ TEST(QueueUpgradeTest, PendingRetryingAndInFlightWorkCarriesOverAndGoesOnce) {
 }
 
 }  // namespace
-}  // namespace webhookd::testing
+}  // namespace webhookd::testing::queue_upgrade_pgtest

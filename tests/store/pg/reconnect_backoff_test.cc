@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace webhookd::pg {
+namespace webhookd::pg::reconnect_backoff_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -46,4 +46,4 @@ TEST(ReconnectBackoffTest, ASuccessStartsOver) {
 }
 
 }  // namespace
-}  // namespace webhookd::pg
+}  // namespace webhookd::pg::reconnect_backoff_test

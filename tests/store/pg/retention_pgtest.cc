@@ -12,7 +12,7 @@
 #include "store/pg/statements.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::retention_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -192,4 +192,4 @@ TEST_F(RetentionPgTest, IdempotencyKeysAreForgottenAfterADay) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::retention_pgtest

@@ -8,7 +8,7 @@
 
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::rotation_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -92,4 +92,4 @@ TEST_F(RotationPgTest, ThePurgeErasesExpiredSecretsEvenWhenEventsAreKeptForever)
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::rotation_pgtest

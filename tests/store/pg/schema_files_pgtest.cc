@@ -12,7 +12,7 @@
 #include "store/pg/migrator.h"
 #include "tests/testing/test_database.h"
 
-namespace webhookd {
+namespace webhookd::schema_files_pgtest {
 namespace {
 
 using testing::TestDatabase;
@@ -84,4 +84,4 @@ TEST(SchemaFilesTest, EveryFunctionTriggerAndViewHasItsFile) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::schema_files_pgtest

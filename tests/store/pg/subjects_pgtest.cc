@@ -13,7 +13,7 @@
 #include "store/pg/pg_store.h"
 #include "tests/testing/pg_fixture.h"
 
-namespace webhookd {
+namespace webhookd::subjects_pgtest {
 namespace {
 
 using namespace std::chrono_literals;
@@ -401,4 +401,4 @@ TEST_F(SubjectsPgTest, ThePurgeTakesTheSubjectsIndexWithItsEvents) {
 }
 
 }  // namespace
-}  // namespace webhookd
+}  // namespace webhookd::subjects_pgtest

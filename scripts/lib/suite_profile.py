@@ -85,7 +85,7 @@ def main():
         for secs, name in ts:
             by_exe[name.split(".", 1)[0]] += secs
         lines += [f"Tests: {len(ts)}, {sum(s for s, _ in ts):.0f} s of test time in all.", ""]
-        lines += ["| executable | test s |", "| --- | ---: |"]
+        lines += ["| test file | test s |", "| --- | ---: |"]
         lines += [f"| {e} | {s:.0f} |" for e, s in by_exe.most_common(20)]
         lines += ["", "| slowest test | s |", "| --- | ---: |"]
         lines += [f"| {n} | {s:.1f} |" for s, n in ts[:20]]

@@ -1,4 +1,4 @@
-// Crash and restart (docs/architecture.md): 5,000 events fanned out to 10 receivers by 3 workers
+// Crash and restart (docs/architecture.md): 2,500 events fanned out to 10 receivers by 3 workers
 // that are SIGKILLed and restarted every 0.5-2 s while ingest and delivery run, with the
 // test's own PostgreSQL cluster killed (immediate shutdown) in the middle, twice. Every
 // 202'd event must reach every receiver (at least once), nothing that was refused may be
@@ -31,7 +31,7 @@ using Json = nlohmann::json;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kEvents = 5000;
+constexpr int kEvents = 2500;
 constexpr int kReceivers = 10;
 constexpr int kWorkers = 3;
 constexpr int kIngestThreads = 8;

@@ -442,8 +442,11 @@ TEST_F(DeadLetterPgTest, ABulkReplayOfAHundredThousandIsQuick) {
   const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(n->replayed, kLetters);
-  EXPECT_LT(took, 30s) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
-                       << " ms";
+  // A guard against a replay that rescans what it replayed (minutes at this size), not a
+  // speed figure: a shared two-core machine under the suite's load has taken 50 s here,
+  // against 10-20 s alone. The bench measures the speed.
+  EXPECT_LT(took, 120s) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                        << " ms";
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM " + testing::kDeliveryState +
                        " dr WHERE status = 'pending'"
                        " AND cycle_attempts = 0 AND attempt_count = 5"

@@ -47,6 +47,8 @@ struct Config {
   // WEBHOOKD_MAX_BROKER_CONNECTIONS: broker connections a worker keeps open at once, all
   // tenants together (each tenant at most 16 of them).
   int max_broker_connections = 256;
+  // WEBHOOKD_SOURCE_RATE: verified requests a second one inbound source accepts.
+  int source_rate = 1000;
   bool allow_private_destinations = false;
   // WEBHOOKD_EGRESS_PROXY: "http://host:port" every attempt tunnels through; empty: none.
   std::string egress_proxy;

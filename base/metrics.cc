@@ -189,6 +189,21 @@ std::string Metrics::Render(const Gauges& gauges) const {
   for (size_t i = 0; i < kReasons.size(); ++i) {
     w.Sample("webhookd_dead_letters_total", {{"reason", kReasons[i]}}, dead_letters[i].value());
   }
+  w.Header("webhookd_inbound_requests_total", "counter",
+           "Requests to inbound sources' addresses, by provider and outcome.");
+  {
+    constexpr std::array<const char*, 7> kProviders = {
+        "stripe", "github", "shopify", "slack", "twilio", "standard-webhooks", "hmac"};
+    constexpr std::array<const char*, 5> kInboundOutcomes = {"accepted", "duplicate", "unverified",
+                                                             "malformed", "limited"};
+    for (size_t p = 0; p < kProviders.size(); ++p) {
+      for (size_t o = 0; o < kInboundOutcomes.size(); ++o) {
+        w.Sample("webhookd_inbound_requests_total",
+                 {{"provider", kProviders[p]}, {"outcome", kInboundOutcomes[o]}},
+                 inbound_requests[p][o].value());
+      }
+    }
+  }
   w.Header("webhookd_attempts_skipped_total", "counter",
            "Attempts recorded as skipped, not sent: the destination's circuit was open, or the "
            "egress proxy could not be reached.");

@@ -86,6 +86,15 @@ class Metrics {
   // Circuits this process moved, by the state entered (CircuitState: closed, open,
   // half_open).
   std::array<Counter, 3> circuit_transitions;
+  // Requests to an inbound source's address, by provider (core/inbound_source.h's order:
+  // stripe, github, shopify, slack, twilio, standard-webhooks, hmac) and by InboundOutcome.
+  enum class InboundOutcome { kAccepted, kDuplicate, kUnverified, kMalformed, kLimited };
+  std::array<std::array<Counter, 5>, 7> inbound_requests;
+  void CountInbound(size_t provider, InboundOutcome outcome) {
+    if (provider < inbound_requests.size()) {
+      inbound_requests[provider][static_cast<size_t>(outcome)].Inc();
+    }
+  }
   Histogram attempt_duration;
   Histogram delivery_latency;
 
@@ -107,7 +116,7 @@ class Metrics {
  private:
   // Routes are few and codes are 100..599: a fixed table of atomics, no lock per request.
   // Each name is a copy this object owns: once published it never changes or moves.
-  static constexpr int kMaxRoutes = 32;
+  static constexpr int kMaxRoutes = 48;
   int RouteIndex(std::string_view route);
   std::array<std::atomic<const std::string*>, kMaxRoutes> routes_{};
   std::unique_ptr<std::atomic<uint64_t>[]> requests_;  // kMaxRoutes x 500

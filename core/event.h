@@ -42,6 +42,13 @@ struct IdempotencyKey {
   std::string request_hash;  // hex SHA-256 of the request body
 };
 
+// The source an inbound event came through (docs/inbound.md).
+struct EventSource {
+  int64_t id = 0;
+  std::string provider;  // InboundProviderName's
+  std::optional<std::string> dedupe_key;
+};
+
 struct Event {
   int64_t id = 0;
   std::string type;
@@ -53,6 +60,7 @@ struct Event {
   std::vector<std::string> subjects = {};
   // Set once an erasure took its payload (then empty) and the erased subject.
   std::optional<Timestamp> erased_at = std::nullopt;
+  std::optional<EventSource> source = std::nullopt;  // nullopt: published, not received
 };
 
 struct IngestReceipt {
@@ -67,6 +75,7 @@ struct EventFilter {
   std::optional<std::string> tenant_id = std::nullopt;
   // The events naming this subject (their tenant's, for a tenant's key).
   std::optional<std::string> subject = std::nullopt;
+  std::optional<int64_t> source_id = std::nullopt;  // the events this source made
 };
 
 }  // namespace webhookd

@@ -15,6 +15,7 @@ inline constexpr std::string_view kDeliveryPrefix = "dlv_";
 inline constexpr std::string_view kDeadLetterPrefix = "dlq_";
 inline constexpr std::string_view kApiKeyPrefix = "key_";
 inline constexpr std::string_view kErasurePrefix = "era_";
+inline constexpr std::string_view kSourcePrefix = "src_";
 
 std::string FormatId(std::string_view prefix, int64_t id);
 // nullopt unless `text` is `prefix` followed by a positive decimal without leading zeros

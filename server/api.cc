@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "net/broker_url.h"
 #include "net/url.h"
+#include "server/source_cache.h"
 
 namespace webhookd {
 
@@ -14,7 +15,13 @@ Api::Api(ApiStores stores, Resolver& resolver, ApiOptions options, Metrics* metr
       options_(std::move(options)),
       metrics_(metrics),
       catalog_(stores_.catalog, options_.strict_event_types),
-      lookups_(options_.lookups_per_tenant) {}
+      lookups_(options_.lookups_per_tenant) {
+  if (stores_.sources != nullptr) {
+    source_cache_ = std::make_unique<SourceCache>(*stores_.sources, options_.source_rate);
+  }
+}
+
+Api::~Api() = default;
 
 Result<std::vector<FieldError>> Api::CheckDestinationUrl(const std::string& text,
                                                          const std::string& tenant,

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/metrics.h"
+#include "core/header_lookup.h"
 #include "core/trace_context.h"
 #include "net/lookup_shares.h"
 #include "net/resolver.h"
@@ -23,10 +25,13 @@
 #include "store/event_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
+#include "store/source_store.h"
 #include "store/tenant_store.h"
 #include "trace/span.h"
 
 namespace webhookd {
+
+class SourceCache;
 
 // What a route needs of a request, free of the HTTP library.
 struct ApiRequest {
@@ -44,6 +49,10 @@ struct ApiRequest {
   std::optional<std::string> unverified_key_hash;
   // What the caller's key may see (see Authenticator); every store call gets it.
   Scope scope;
+  // The request's headers and its query as sent (without "?"): filled for the inbound
+  // address alone, whose verification reads them as received.
+  HeaderLookup headers;
+  std::string raw_query;
 };
 
 // The stores the REST API reads and writes, each borrowed.
@@ -57,6 +66,7 @@ struct ApiStores {
   TenantStore& tenants;
   CatalogStore& catalog;
   ErasureStore& erasures;
+  SourceStore* sources = nullptr;  // null: no inbound sources (their routes answer 404)
 };
 
 // The settings the API reads (from the environment's Config, in serve.cc).
@@ -76,18 +86,21 @@ struct ApiOptions {
   // Called once an erasure is recorded, to start carrying it out now (serve.cc wakes the
   // Purger); empty: it waits for the next round.
   std::function<void()> erasure_requested;
+  int source_rate = 1000;  // WEBHOOKD_SOURCE_RATE
 };
 
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,
 // map the result. Authentication and routing happen before (see HttpServer). The
 // handlers live by resource: destinations_api.cc, events_api.cc (events, deliveries,
 // attempts), dead_letters_api.cc, admin_api.cc (stats, tenants, portal links),
-// event_types_api.cc (the event catalog and the filter test).
+// event_types_api.cc (the event catalog and the filter test), sources_api.cc (inbound
+// sources and their ingest address).
 class Api {
  public:
   // Borrows `stores`' members, `resolver` and `metrics` (which may be null); each must
   // outlive the Api.
   Api(ApiStores stores, Resolver& resolver, ApiOptions options, Metrics* metrics = nullptr);
+  ~Api();
 
   Result<Reply> CreateDestination(const ApiRequest& req);
   Result<Reply> GetDestination(const ApiRequest& req);
@@ -130,6 +143,15 @@ class Api {
   Result<Reply> EraseSubject(const ApiRequest& req);
   Result<Reply> GetErasure(const ApiRequest& req);
 
+  Result<Reply> CreateSource(const ApiRequest& req);
+  Result<Reply> GetSource(const ApiRequest& req);
+  Result<Reply> ListSources(const ApiRequest& req);
+  Result<Reply> UpdateSource(const ApiRequest& req);
+  Result<Reply> RotateSourceSecret(const ApiRequest& req);
+  Result<Reply> DeleteSource(const ApiRequest& req);
+  // POST /in/{id}: no API key; the provider's signature is the credential.
+  Result<Reply> ReceiveInbound(const ApiRequest& req);
+
   Result<Reply> ListTenants(const ApiRequest& req);
   Result<Reply> CreatePortalLink(const ApiRequest& req);
 
@@ -153,7 +175,8 @@ class Api {
   Resolver& resolver_;
   ApiOptions options_;
   Metrics* metrics_;
-  EventCatalog catalog_;  // ingest's schema checks
+  EventCatalog catalog_;                       // ingest's schema checks
+  std::unique_ptr<SourceCache> source_cache_;  // null without a SourceStore
   LookupShares lookups_;
 };
 

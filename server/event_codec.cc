@@ -143,6 +143,12 @@ std::string EventText(const Event& e, bool with_deliveries) {
             {"created_at", FormatRfc3339(e.created_at)}, {"tenant_id", OrNull(e.tenant_id)},
             {"ordering_key", OrNull(e.ordering_key)},    {"subjects", e.subjects},
             {"erased_at", TimeOrNull(e.erased_at)}};
+  // Only an event a source received has one (docs/inbound.md).
+  if (e.source) {
+    j["source"] = {{"id", FormatId(kSourcePrefix, e.source->id)},
+                   {"provider", e.source->provider},
+                   {"dedupe_key", OrNull(e.source->dedupe_key)}};
+  }
   if (with_deliveries) {
     Json deliveries = Json::array();
     for (const Delivery& d : e.deliveries) deliveries.push_back(DeliveryJson(d));

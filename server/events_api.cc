@@ -109,6 +109,7 @@ Result<Reply> Api::ListEvents(const ApiRequest& req) {
     }
     filter.subject = *subject;
   }
+  WEBHOOKD_ASSIGN_OR_RETURN(filter.source_id, QueryId(req, "source_id", kSourcePrefix));
   WEBHOOKD_ASSIGN_OR_RETURN(auto listing, stores_.events.ListEvents(filter, page, req.scope));
   return Reply{200, EventListText(listing), "application/json", {}};
 }

@@ -32,6 +32,9 @@ int ReadHead(const http::request<http::string_body>& head, int max_fields, HttpR
   if (!ParseTarget(std::string_view(target.data(), target.size()), &out.path, &out.params)) {
     return 400;
   }
+  const std::string_view sent(target.data(), target.size());
+  const size_t q = sent.find('?');
+  out.query = q == std::string_view::npos ? std::string() : std::string(sent.substr(q + 1));
   out.headers.clear();
   out.headers.reserve(static_cast<size_t>(fields));
   for (const auto& field : head) {

@@ -16,6 +16,7 @@ struct HttpRequest {
   std::string method;                              // as sent: "GET", "TRACE", anything
   std::string path;                                // percent-decoded, without the query
   std::multimap<std::string, std::string> params;  // the query, decoded ('+' is a space)
+  std::string query;  // the query as sent, without "?" (a signature may cover it)
   std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
   std::string body;
   bool has_body = false;  // a Content-Length above zero or a chunked body was announced

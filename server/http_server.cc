@@ -38,6 +38,9 @@ struct RouteSpec {
   // At most HttpServer::kPerKeyLimit requests of the route per API key at once (the rest
   // 429): for a route whose cost the caller's input decides.
   bool limited_per_key = false;
+  // No API key: the request carries its own credential, checked by the handler (an
+  // inbound source's address, whose provider signs), and any body type.
+  bool open = false;
 };
 
 namespace {
@@ -96,6 +99,18 @@ constexpr std::array kRoutes = {
               &Api::ReplayDeadLetter, Body::kOptional},
     RouteSpec{"POST", "/v1/admin/dead-letters/{}/dismiss", Role::kAdmin, kTenantOk,
               &Api::DismissDeadLetter, Body::kOptional},
+    RouteSpec{"POST", "/v1/sources", Role::kPublisher, kTenantOk, &Api::CreateSource,
+              Body::kRequired},
+    RouteSpec{"GET", "/v1/sources", Role::kPublisher, kTenantOk, &Api::ListSources, Body::kNone},
+    RouteSpec{"GET", "/v1/sources/{}", Role::kPublisher, kTenantOk, &Api::GetSource, Body::kNone},
+    RouteSpec{"PATCH", "/v1/sources/{}", Role::kPublisher, kTenantOk, &Api::UpdateSource,
+              Body::kRequired},
+    RouteSpec{"DELETE", "/v1/sources/{}", Role::kPublisher, kTenantOk, &Api::DeleteSource,
+              Body::kNone},
+    RouteSpec{"POST", "/v1/sources/{}/secret/rotate", Role::kPublisher, kTenantOk,
+              &Api::RotateSourceSecret, Body::kRequired},
+    RouteSpec{"POST", "/in/{}", Role::kPublisher, kNotTenant, &Api::ReceiveInbound, Body::kOptional,
+              false, nullptr, false, /*open=*/true},
     RouteSpec{"GET", "/v1/admin/tenants", Role::kAdmin, kNotTenant, &Api::ListTenants, Body::kNone},
     RouteSpec{"POST", "/v1/admin/tenants/{}/portal-links", Role::kAdmin, kNotTenant,
               &Api::CreatePortalLink, Body::kOptional},
@@ -185,6 +200,10 @@ struct Admitted {
 // The Api's view of an admitted request, with `body` (moved or copied by the caller).
 ApiRequest ApiRequestOf(Admitted& admitted, const HttpRequest& req, std::string body) {
   ApiRequest api_req(std::move(*admitted.scope));
+  if (admitted.route->open) {
+    for (const auto& [name, value] : req.headers) api_req.headers.Add(name, value);
+    api_req.raw_query = req.query;
+  }
   api_req.path_args = std::move(admitted.args);
   api_req.query.insert(req.params.begin(), req.params.end());
   api_req.body = std::move(body);
@@ -338,6 +357,13 @@ std::optional<Reply> HttpServer::Admit(HttpRequest& req) {
 
 std::optional<Reply> HttpServer::AdmitRoute(const Route& route, HttpRequest& req,
                                             std::vector<std::string> args) {
+  if (route.open) {
+    // Whatever its type, the body is the sender's own bytes; only a compressed one is
+    // refused, as everywhere (CheckContent).
+    if (auto refused = CheckContent(route, req)) return refused;
+    req.context = Admitted{&route, std::move(args), Scope::All(), std::nullopt, nullptr};
+    return std::nullopt;
+  }
   if (auth_ == nullptr) return ProblemReply(Error{ErrorKind::kInternal, "no authenticator", {}});
   const std::string authorization = req.Header("Authorization");
   // An address over its limit of failed authentications is refused before its key is
@@ -393,7 +419,8 @@ std::optional<Reply> HttpServer::AdmitRoute(const Route& route, HttpRequest& req
 }
 
 std::optional<Reply> HttpServer::CheckContent(const Route& route, const HttpRequest& req) {
-  if (route.body == Body::kRequired || (route.body == Body::kOptional && req.has_body)) {
+  if (!route.open &&
+      (route.body == Body::kRequired || (route.body == Body::kOptional && req.has_body))) {
     if (!IsJsonContentType(req.Header("Content-Type"))) {
       return ProblemReply(
           Error{ErrorKind::kUnsupportedMediaType, "Content-Type must be application/json", {}});

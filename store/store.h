@@ -11,6 +11,7 @@
 #include "store/operations_store.h"
 #include "store/retention_store.h"
 #include "store/secret_store.h"
+#include "store/source_store.h"
 #include "store/tenant_store.h"
 
 namespace webhookd {
@@ -29,6 +30,7 @@ class Store : public KeyStore,
               public ErasureStore,
               public SecretStore,
               public TenantStore,
-              public CatalogStore {};
+              public CatalogStore,
+              public SourceStore {};
 
 }  // namespace webhookd

@@ -146,7 +146,8 @@ Result<Listing<Event>> PgEventStore::ListEvents(const EventFilter& filter, const
       .Set("before", filter.before)
       .Set("limit", page.limit + 1)
       .Set("tenant_id", filter.tenant_id)
-      .Set("scope_tenant_id", scope.tenant_id);
+      .Set("scope_tenant_id", scope.tenant_id)
+      .Set("source_id", filter.source_id);
   if (filter.subject) params.Set("subject", *filter.subject);
   return ListPage<Event>(pool_, params, page, ToEvent);
 }

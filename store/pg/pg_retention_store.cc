@@ -86,8 +86,14 @@ Result<DroppedDays> PgRetentionStore::DropAgedDays(Timestamp cutoff, int max_day
       }
       {
         pqxx::work tx(c);
+        auto bounds = Exec(tx, sql::kHistoryDayEventBounds, Params().Add(day));
         out.kept_events +=
             Exec(tx, sql::kDropDetachedHistoryDay, Params().Add(day))[0][0].as<int64_t>();
+        // The inbound events' duplicate keys go with their day (docs/inbound.md).
+        if (!bounds.empty()) {
+          Exec(tx, sql::kDropDaySourceKeys,
+               Params().Add(bounds[0][0].as<int64_t>()).Add(bounds[0][1].as<int64_t>()));
+        }
         tx.commit();
       }
       ++out.days;

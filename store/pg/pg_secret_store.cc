@@ -98,6 +98,40 @@ Result<int64_t> PgSecretStore::ReencryptCredentials() {
     });
     if (!batch) return std::unexpected(batch.error());
     rewritten += batch_rewritten;
+    if (*batch < kBatch) break;
+  }
+  // The inbound sources' secrets, the same way.
+  after = 0;
+  while (true) {
+    int64_t batch_rewritten = 0;
+    auto batch = RunOn(pool_, [&](pqxx::connection& c) -> Result<int> {
+      pqxx::work tx(c);
+      batch_rewritten = 0;
+      auto rows = Exec(tx, sql::kLockSourceCredentials, Params().Add(after).Add(kBatch));
+      for (const auto& r : rows) {
+        after = r[0].as<int64_t>();
+        std::optional<std::string> secret = ToOptionalString(r[1]);
+        std::optional<std::string> previous = ToOptionalString(r[2]);
+        bool changed = false;
+        for (std::optional<std::string>* value : {&secret, &previous}) {
+          // A deleted source's secret is erased (''): nothing to seal.
+          if (!*value || (*value)->empty() || box_.IsCurrent(**value)) continue;
+          Result<std::string> plain = box_.Open(**value);
+          if (!plain) return std::unexpected(plain.error());
+          *value = box_.Seal(*plain);
+          ++batch_rewritten;
+          changed = true;
+        }
+        if (changed) {
+          Exec(tx, sql::kRewriteSourceCredentials,
+               Params().Add(after).Add(secret.value_or("")).Add(previous));
+        }
+      }
+      tx.commit();
+      return static_cast<int>(rows.size());
+    });
+    if (!batch) return std::unexpected(batch.error());
+    rewritten += batch_rewritten;
     if (*batch < kBatch) return rewritten;
   }
 }

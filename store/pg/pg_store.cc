@@ -22,7 +22,8 @@ PgStore::PgStore(const std::string& url, Options options)
       erasures_(pool_),
       secrets_(pool_, box_),
       tenants_(pool_),
-      catalog_(pool_) {}
+      catalog_(pool_),
+      sources_(pool_, box_) {}
 
 PgStore::~PgStore() = default;
 

@@ -17,6 +17,7 @@
 #include "store/pg/pg_pool.h"
 #include "store/pg/pg_retention_store.h"
 #include "store/pg/pg_secret_store.h"
+#include "store/pg/pg_source_store.h"
 #include "store/pg/pg_tenant_store.h"
 #include "store/store.h"
 
@@ -182,6 +183,32 @@ class PgStore final : public Store {
   Result<TenantListing> ListTenants(const TenantPage& page) override {
     return tenants_.ListTenants(page);
   }
+  // SourceStore
+  Result<Source> CreateSource(const Source& source) override {
+    return sources_.CreateSource(source);
+  }
+  Result<Source> GetSource(int64_t id, const Scope& scope) override {
+    return sources_.GetSource(id, scope);
+  }
+  Result<Listing<Source>> ListSources(const SourceFilter& filter, const Page& page,
+                                      const Scope& scope) override {
+    return sources_.ListSources(filter, page, scope);
+  }
+  Result<Source> UpdateSource(int64_t id, const SourcePatch& apply, const Scope& scope) override {
+    return sources_.UpdateSource(id, apply, scope);
+  }
+  Result<Timestamp> RotateSourceSecret(int64_t id, const std::string& secret, Duration grace,
+                                       const Scope& scope) override {
+    return sources_.RotateSourceSecret(id, secret, grace, scope);
+  }
+  Result<void> DeleteSource(int64_t id, const Scope& scope) override {
+    return sources_.DeleteSource(id, scope);
+  }
+  Result<SourceSnapshot> LoadSources() override { return sources_.LoadSources(); }
+  Result<int64_t> SourceGeneration() override { return sources_.SourceGeneration(); }
+  Result<InboundReceipt> InsertInboundEvent(const InboundEvent& event) override {
+    return sources_.InsertInboundEvent(event);
+  }
   // CatalogStore
   Result<EventType> CreateEventType(const EventType& type) override {
     return catalog_.CreateEventType(type);
@@ -227,6 +254,7 @@ class PgStore final : public Store {
   PgSecretStore secrets_;
   PgTenantStore tenants_;
   PgCatalogStore catalog_;
+  PgSourceStore sources_;
 };
 
 }  // namespace webhookd::pg

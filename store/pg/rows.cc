@@ -120,6 +120,9 @@ Event ToEvent(const pqxx::row& r) {
       e.subjects.push_back(s.get<std::string>());
   }
   e.erased_at = ToOptionalTimestamp(r[7]);
+  if (!r[8].is_null()) {
+    e.source = EventSource{r[8].as<int64_t>(), r[9].c_str(), ToOptionalString(r[10])};
+  }
   return e;
 }
 

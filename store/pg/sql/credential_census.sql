@@ -9,5 +9,8 @@ SELECT CASE WHEN v LIKE 'wse1:%' THEN left(v, 14) ELSE '' END, count(*)
                    WHERE auth_client_secret IS NOT NULL
         UNION ALL SELECT broker_username FROM destinations WHERE broker_username IS NOT NULL
         UNION ALL SELECT broker_password FROM destinations
-                   WHERE broker_password IS NOT NULL) AS c(v)
+                   WHERE broker_password IS NOT NULL
+        UNION ALL SELECT secret FROM sources WHERE deleted_at IS NULL
+        UNION ALL SELECT previous_secret FROM sources
+                   WHERE previous_secret IS NOT NULL) AS c(v)
  GROUP BY 1

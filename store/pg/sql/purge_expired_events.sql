@@ -47,5 +47,8 @@ subjects_gone AS (
      AND s.tenant_scope = coalesce(g.tenant_id, '') AND s.event_id = g.id),
 keys_gone AS (
   DELETE FROM idempotency_keys k USING events_gone g
-   WHERE k.created_at = g.created_at AND k.event_id = g.id)
+   WHERE k.created_at = g.created_at AND k.event_id = g.id),
+-- An inbound event's duplicate key goes with it (docs/inbound.md).
+source_keys_gone AS (
+  DELETE FROM source_keys k USING events_gone g WHERE k.event_id = g.id)
 SELECT count(*) FROM events_gone

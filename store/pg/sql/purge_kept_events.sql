@@ -1,6 +1,6 @@
 -- Up to $2 kept events (carried past their day, migrations/0038_history_days.sql) older
 -- than $1 microseconds whose deliveries are all terminal now, deleted with their
--- deliveries, attempts, dead letters, idempotency keys and subjects' index entries in one
+-- deliveries, attempts, dead letters, idempotency keys, duplicate keys and subjects' index entries in one
 -- statement. Every other event goes with its day (store/pg/sql/carry_history_day.sql and
 -- the detach that follows); the kept partitions hold only the few that were unfinished
 -- when their day aged out, so a round reads them whole.
@@ -43,5 +43,8 @@ subjects_gone AS (
      AND s.tenant_scope = coalesce(g.tenant_id, '') AND s.event_id = g.id AND s.kept),
 keys_gone AS (
   DELETE FROM idempotency_keys k USING events_gone g
-   WHERE k.created_at = g.created_at AND k.event_id = g.id)
+   WHERE k.created_at = g.created_at AND k.event_id = g.id),
+-- An inbound event's duplicate key goes with it (docs/inbound.md).
+source_keys_gone AS (
+  DELETE FROM source_keys k USING events_gone g WHERE k.event_id = g.id)
 SELECT count(*) FROM events_gone

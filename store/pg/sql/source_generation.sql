@@ -1,0 +1,2 @@
+-- The sources' generation (store/pg/schema/bump_source_generation.sql).
+SELECT generation FROM source_generation

@@ -62,7 +62,7 @@ def table(root):
     rows = ["| route | handler | store adapter | SQL (`store/pg/sql/`) |", "| --- | --- | --- | --- |"]
     for method, path, api in routes:
         file, body = handlers.get(api, ("?", ""))
-        calls = re.findall(r"stores_\.\w+\.(\w+)\(", body)
+        calls = re.findall(r"stores_\.\w+(?:\.|->)(\w+)\(", body)
         adapter_cells, sql_cells = [], []
         for call in dict.fromkeys(calls):
             if call not in adapters:

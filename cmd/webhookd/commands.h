@@ -19,6 +19,7 @@ int Serve(const std::vector<std::string>& args, Mode mode);
 int Keys(const std::vector<std::string>& args);
 int DeadLetters(const std::vector<std::string>& args);
 int Destinations(const std::vector<std::string>& args);
+int Sources(const std::vector<std::string>& args);
 int Secrets(const std::vector<std::string>& args);
 int Retention(const std::vector<std::string>& args);
 

@@ -29,6 +29,9 @@ Commands:
   destinations list [--tenant T] [--limit N] | get ID | create JSON | update ID JSON
                | delete ID
                           the destination routes of the API (broker destinations too)
+  sources list [--tenant T] [--limit N] | get ID | create JSON | rotate ID JSON
+          | delete ID
+                          the inbound source routes of the API
   secrets status | reencrypt
                           count stored credentials by encryption key; encrypt them all
                           with WEBHOOKD_ENCRYPTION_KEY
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
   if (command == "keys") return webhookd::cmd::Keys(args);
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
   if (command == "destinations") return webhookd::cmd::Destinations(args);
+  if (command == "sources") return webhookd::cmd::Sources(args);
   if (command == "secrets") return webhookd::cmd::Secrets(args);
   if (command == "retention") return webhookd::cmd::Retention(args);
   if (command == "send") return webhookd::cmd::RunSend(args);

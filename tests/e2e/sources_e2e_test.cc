@@ -10,6 +10,8 @@
 #include <ctime>
 #include <functional>
 #include <future>
+#include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -430,6 +432,38 @@ TEST_F(SourcesE2eTest, SlackUrlVerificationIsAnsweredAndStoresNothing) {
   ASSERT_EQ(res.status, 200) << res.body;
   EXPECT_EQ(Body(res), (Json{{"challenge", "c-42"}}));
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "0");
+}
+
+TEST_F(SourcesE2eTest, TheSourcesCommandRunsTheRoutesFromTheCommandLine) {
+  const std::map<std::string, std::string> env = {{"DATABASE_URL", db_.url()}};
+  auto [created_code, created] = WebhookdProcess::RunCommand(
+      {"sources", "create",
+       R"({"provider": "github", "secret": "s3cret-of-the-provider", "tenant_id": "acme"})"},
+      env);
+  ASSERT_EQ(created_code, 0) << created;
+  EXPECT_EQ(created.find("s3cret"), std::string::npos) << created;
+  static_assert(std::string_view(kSecret) == "s3cret-of-the-provider");
+  std::smatch id;
+  ASSERT_TRUE(std::regex_search(created, id, std::regex("src_[0-9]+"))) << created;
+  auto [list_code, listed] =
+      WebhookdProcess::RunCommand({"sources", "list", "--tenant", "acme"}, env);
+  EXPECT_EQ(list_code, 0) << listed;
+  EXPECT_NE(listed.find(id.str()), std::string::npos) << listed;
+  // The server takes a change made by another process within a second or so.
+  Inbound in = Github("cli-1");
+  httplib::Response accepted;
+  for (int i = 0; i < 50 && accepted.status != 200; ++i) {
+    accepted = Send(webhookd_, id.str(), in);
+    if (accepted.status != 200) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(accepted.status, 200) << accepted.body;
+  auto [rotate_code, rotated] = WebhookdProcess::RunCommand(
+      {"sources", "rotate", id.str(), R"({"secret": "n3w", "grace_period": "0"})"}, env);
+  EXPECT_EQ(rotate_code, 0) << rotated;
+  EXPECT_EQ(WebhookdProcess::RunCommand({"sources", "rotate", id.str(), "{}"}, env).first, 1);
+  EXPECT_EQ(WebhookdProcess::RunCommand({"sources", "delete", id.str()}, env).first, 0);
+  EXPECT_EQ(WebhookdProcess::RunCommand({"sources", "get", id.str()}, env).first, 1);
+  EXPECT_EQ(WebhookdProcess::RunCommand({"sources", "frobnicate"}, env).first, 2);
 }
 
 }  // namespace

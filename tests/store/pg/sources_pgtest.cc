@@ -121,5 +121,29 @@ TEST_F(SourcesPgTest, AKeyLastsAsLongAsItsEventAndAStaleGenerationWritesNothing)
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
 }
 
+TEST_F(SourcesPgTest, ADroppedDayTakesItsEventsKeysAndAKeptEventKeepsItsKey) {
+  // Only the "kept" event has a delivery, unfinished when its day goes.
+  CreateDestination(TestDestination({"github.kept"}));
+  auto source = store_.CreateSource(Github("s"));
+  ASSERT_TRUE(source);
+  const int64_t generation = *store_.SourceGeneration();
+  InboundEvent gone = EventOf(*source, generation, "gone");
+  InboundEvent kept = EventOf(*source, generation, "kept");
+  kept.type = "github.kept";
+  ASSERT_TRUE(store_.InsertInboundEvent(gone));
+  auto kept_first = store_.InsertInboundEvent(kept);
+  ASSERT_TRUE(kept_first);
+
+  auto dropped = store_.DropAgedDays(SystemClock().Now() + std::chrono::hours(48), 1);
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  ASSERT_EQ(dropped->days, 1);
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(dedupe_key, ',') FROM source_keys"), "kept");
+  // Today's partitions went with the day, so no event can be written now: the kept key
+  // still names the kept event.
+  EXPECT_EQ(db_.Scalar("SELECT event_id FROM source_keys"), N(kept_first->event_id));
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events_kept WHERE id = " + N(kept_first->event_id)),
+            "1");
+}
+
 }  // namespace
 }  // namespace webhookd::testing::sources_pgtest

@@ -466,5 +466,34 @@ TEST_F(SourcesE2eTest, TheSourcesCommandRunsTheRoutesFromTheCommandLine) {
   EXPECT_EQ(WebhookdProcess::RunCommand({"sources", "frobnicate"}, env).first, 2);
 }
 
+TEST(SourcesRateE2eTest, ASourceOverItsRateIsAnswered429WithRetryAfter) {
+  TestDatabase db;
+  WebhookdProcess webhookd(db.url(), "all", {{"WEBHOOKD_SOURCE_RATE", "1"}});
+  const std::string source = CreateSource(webhookd, {{"provider", "github"}, {"secret", kSecret}});
+  // One a second: of ten sent back to back, some are refused (each is a new delivery).
+  int limited = 0;
+  std::string retry_after;
+  for (int i = 0; i < 10; ++i) {
+    auto res = Send(webhookd, source, Github("rate-" + std::to_string(i)));
+    ASSERT_TRUE(res.status == 200 || res.status == 429) << res.status << " " << res.body;
+    if (res.status == 429) {
+      ++limited;
+      retry_after = res.get_header_value("Retry-After");
+    }
+  }
+  EXPECT_GT(limited, 0);
+  EXPECT_EQ(retry_after, "1");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM events"), std::to_string(10 - limited));
+  // An unverified request is refused 401 whatever the rate.
+  Inbound forged = Github("rate-x");
+  forged.headers.erase("X-Hub-Signature-256");
+  EXPECT_EQ(Send(webhookd, source, forged).status, 401);
+  EXPECT_NE(
+      webhookd.Call("GET", "/metrics")
+          .body.find(R"(webhookd_inbound_requests_total{provider="github",outcome="limited"} )" +
+                     std::to_string(limited)),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace webhookd::testing::sources_e2e_test

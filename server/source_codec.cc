@@ -81,6 +81,8 @@ Result<SourceFields> ParseSourceFields(const Json& body, bool creating) {
       if (it->get_ref<const std::string&>() != kHiddenHeaderValue) {
         errors.push_back({"secret", "changes through POST /v1/sources/{id}/secret/rotate"});
       }
+    } else if (it->get_ref<const std::string&>() == kHiddenHeaderValue) {
+      errors.push_back({"secret", "is the provider's secret itself when a source is created"});
     } else {
       out.secret = it->get<std::string>();
     }

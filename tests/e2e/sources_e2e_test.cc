@@ -180,6 +180,7 @@ TEST_F(SourcesE2eTest, CreateReadListPatchDeleteAndTheirRefusals) {
            {{{"provider", "hmac"}, {"secret", "x"}, {"hmac", {{"header", "X-S"}}}}, "event_type"},
            {{{"provider", "stripe"}, {"secret", "x"}, {"tolerance", "2h"}}, "tolerance"},
            {{{"provider", "standard-webhooks"}, {"secret", "short"}}, "secret"},
+           {{{"provider", "github"}, {"secret", "set"}}, "secret"},
        }) {
     auto refused = webhookd_.Call("POST", "/v1/sources", body);
     EXPECT_EQ(refused.status, 422) << body.dump() << " " << refused.body;

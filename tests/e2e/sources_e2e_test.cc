@@ -44,6 +44,12 @@ std::string Hmac(const EVP_MD* md, std::string_view key, std::string_view data) 
 std::string HexSha256(std::string_view key, std::string_view data) {
   return HexEncode(Hmac(EVP_sha256(), key, data));
 }
+std::string Sha256Hex(std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out, &len, EVP_sha256(), nullptr);
+  return HexEncode(std::string(reinterpret_cast<const char*>(out), len));
+}
 std::string Now() { return std::to_string(std::time(nullptr)); }
 
 // One request to a source's address.
@@ -304,7 +310,9 @@ TEST_F(SourcesE2eTest, EachProviderIsAcceptedOnceAndItsRetryAnswersTheSameEvent)
       EXPECT_NE(read.body.find(R"("payload":)" + first.body), std::string::npos) << read.body;
     }
     auto listed = Body(webhookd_.Call("GET", "/v1/events?source_id=" + source))["data"];
-    EXPECT_EQ(listed.size(), 2u);
+    ASSERT_EQ(listed.size(), 2u);
+    EXPECT_EQ(listed[1]["source"]["id"], source);
+    EXPECT_EQ(listed[1]["id"], event);
   }
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "14");
   // A published event names no source.
@@ -420,6 +428,22 @@ TEST_F(SourcesE2eTest, ConcurrentCopiesOfOneRequestMakeOneEventAndAllAnswerItsId
   }
   EXPECT_EQ(ids.size(), 1u);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
+}
+
+TEST_F(SourcesE2eTest, ATwilioJsonBodyIsVerifiedThroughTheQueryItWasSentWith) {
+  const std::string source =
+      CreateSource(webhookd_, {{"provider", "twilio"}, {"secret", kSecret}, {"url", kTwilioUrl}});
+  Inbound in;
+  in.body = R"({"EventType":"call.completed","CallSid":"CA1"})";
+  const std::string query = "bodySHA256=" + Sha256Hex(in.body);
+  in.headers = {{"X-Twilio-Signature",
+                 Base64Encode(Hmac(EVP_sha1(), kSecret, std::string(kTwilioUrl) + "?" + query))},
+                {"I-Twilio-Idempotency-Token", "tok-json"}};
+  auto accepted = Send(webhookd_, source, in, "?" + query);
+  ASSERT_EQ(accepted.status, 200) << accepted.body;
+  // The same body under another query is not what Twilio signed.
+  EXPECT_EQ(Send(webhookd_, source, in, "?" + query + "&x=1").status, 401);
+  EXPECT_EQ(Send(webhookd_, source, in).status, 401);
 }
 
 TEST_F(SourcesE2eTest, SlackUrlVerificationIsAnsweredAndStoresNothing) {

@@ -145,5 +145,17 @@ TEST_F(SourcesPgTest, ADroppedDayTakesItsEventsKeysAndAKeptEventKeepsItsKey) {
             "1");
 }
 
+TEST_F(SourcesPgTest, APurgedEventTakesItsKeyWithIt) {
+  auto source = store_.CreateSource(Github("s"));
+  ASSERT_TRUE(source);
+  const int64_t generation = *store_.SourceGeneration();
+  ASSERT_TRUE(store_.InsertInboundEvent(EventOf(*source, generation, "purged")));
+  // A retention under a day purges finished events row by row, whatever their day.
+  auto purged = store_.PurgeExpired(Duration(1), 100);
+  ASSERT_TRUE(purged) << purged.error().message;
+  EXPECT_EQ(*purged, 1);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM source_keys"), "0");
+}
+
 }  // namespace
 }  // namespace webhookd::testing::sources_pgtest

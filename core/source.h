@@ -49,6 +49,9 @@ struct InboundEvent {
   // The SourceSnapshot generation it was verified against: nothing is written once the
   // sources have changed since (kStale), and the caller verifies again.
   int64_t generation = 0;
+  // The request's span (a root: providers send no traceparent): the event keeps it, so
+  // its attempts are the span's children. None: a fresh one in SQL.
+  std::optional<std::string> traceparent;
 };
 
 struct InboundReceipt {

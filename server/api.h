@@ -16,6 +16,7 @@
 #include "net/lookup_shares.h"
 #include "net/resolver.h"
 #include "server/event_catalog.h"
+#include "server/inbound_request_log.h"
 #include "server/problem.h"
 #include "store/catalog_store.h"
 #include "store/dead_letter_store.h"
@@ -151,6 +152,8 @@ class Api {
   Result<Reply> DeleteSource(const ApiRequest& req);
   // POST /in/{id}: no API key; the provider's signature is the credential.
   Result<Reply> ReceiveInbound(const ApiRequest& req);
+  // GET /v1/sources/{id}/requests: the latest requests to its address this process answered.
+  Result<Reply> ListSourceRequests(const ApiRequest& req);
 
   Result<Reply> ListTenants(const ApiRequest& req);
   Result<Reply> CreatePortalLink(const ApiRequest& req);
@@ -177,6 +180,7 @@ class Api {
   Metrics* metrics_;
   EventCatalog catalog_;                       // ingest's schema checks
   std::unique_ptr<SourceCache> source_cache_;  // null without a SourceStore
+  InboundRequestLog inbound_log_;              // what ReceiveInbound answered, latest first
   LookupShares lookups_;
 };
 

@@ -109,6 +109,8 @@ constexpr std::array kRoutes = {
               Body::kNone},
     RouteSpec{"POST", "/v1/sources/{}/secret/rotate", Role::kPublisher, kTenantOk,
               &Api::RotateSourceSecret, Body::kRequired},
+    RouteSpec{"GET", "/v1/sources/{}/requests", Role::kPublisher, kTenantOk,
+              &Api::ListSourceRequests, Body::kNone},
     RouteSpec{"POST", "/in/{}", Role::kPublisher, kNotTenant, &Api::ReceiveInbound, Body::kOptional,
               false, nullptr, false, /*open=*/true},
     RouteSpec{"GET", "/v1/admin/tenants", Role::kAdmin, kNotTenant, &Api::ListTenants, Body::kNone},

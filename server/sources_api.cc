@@ -1,6 +1,9 @@
 // The inbound source routes: /v1/sources, its secret, and the ingest address /in/{id}.
 #include <array>
+#include <string>
 
+#include "base/random.h"
+#include "core/ids.h"
 #include "core/inbound_verify.h"
 #include "server/api.h"
 #include "server/api_request.h"
@@ -19,6 +22,49 @@ std::unexpected<Error> NoSources() { return Fail(ErrorKind::kNotFound, "no sourc
 // forger learns nothing from it.
 Reply Unverified() {
   return ProblemReply(401, "the request does not carry a valid signature of this source");
+}
+
+// The request as a span (docs/tracing.md): a server span whose children are the attempts of
+// the event it made.
+trace::Span InboundSpan(const SpanStart& t, Timestamp start, Timestamp end, const Source& source,
+                        std::string_view outcome, int status, std::optional<int64_t> event_id) {
+  trace::Span span;
+  span.trace_id = t.trace_id;
+  span.span_id = t.span_id;
+  span.parent_span_id = t.parent;
+  span.tracestate = t.tracestate;
+  span.flags = t.flags;
+  span.name = "webhookd inbound";
+  span.kind = trace::SpanKind::kServer;
+  span.start = start;
+  span.end = end;
+  auto& a = span.attributes;
+  a.push_back({"http.request.method", std::string("POST")});
+  a.push_back({"url.path", "/in/" + FormatId(kSourcePrefix, source.id)});
+  a.push_back({"http.response.status_code", int64_t{status}});
+  a.push_back({"webhookd.source.id", FormatId(kSourcePrefix, source.id)});
+  a.push_back(
+      {"webhookd.source.provider", std::string(InboundProviderName(source.settings.provider))});
+  a.push_back({"webhookd.inbound.outcome", std::string(outcome)});
+  if (event_id) a.push_back({"webhookd.event.id", FormatId(kEventPrefix, *event_id)});
+  if (source.tenant_id) a.push_back({"webhookd.tenant.id", *source.tenant_id});
+  return span;
+}
+
+std::string_view OutcomeName(Metrics::InboundOutcome outcome) {
+  switch (outcome) {
+    case Metrics::InboundOutcome::kAccepted:
+      return "accepted";
+    case Metrics::InboundOutcome::kDuplicate:
+      return "duplicate";
+    case Metrics::InboundOutcome::kUnverified:
+      return "unverified";
+    case Metrics::InboundOutcome::kMalformed:
+      return "malformed";
+    case Metrics::InboundOutcome::kLimited:
+      return "limited";
+  }
+  return "unknown";
 }
 
 }  // namespace
@@ -105,10 +151,21 @@ Result<Reply> Api::ReceiveInbound(const ApiRequest& req) {
     if (it == snapshot->sources.end()) return NoSources();
     const Source& source = it->second;
     const auto provider = static_cast<size_t>(source.settings.provider);
-    const auto count = [&](Outcome outcome) {
-      if (metrics_ != nullptr) metrics_->CountInbound(provider, outcome);
-    };
     const Timestamp now = SystemClock().Now();
+    // Providers send no traceparent: the request starts a trace, its event's attempts
+    // continue it.
+    const SpanStart trace =
+        StartSpan(req.traceparent, req.tracestate, options_.sampler, SecureRandomBytes(24));
+    // Every answer is counted, kept for the console, and (sampled) a span.
+    const auto count = [&](Outcome outcome, int status,
+                           std::optional<int64_t> event_id = std::nullopt) {
+      if (metrics_ != nullptr) metrics_->CountInbound(provider, outcome);
+      inbound_log_.Record({source.id, now, outcome, status, event_id});
+      if (options_.spans != nullptr && trace.sampled) {
+        options_.spans->Emit(InboundSpan(trace, now, SystemClock().Now(), source,
+                                         OutcomeName(outcome), status, event_id));
+      }
+    };
     std::vector<std::string> secrets{source.secret};
     if (source.previous_secret && source.previous_valid_until &&
         *source.previous_valid_until > now) {
@@ -118,10 +175,10 @@ Result<Reply> Api::ReceiveInbound(const ApiRequest& req) {
         Verify(source.settings, secrets, req.headers, req.raw_query, req.body, now);
     if (!verified) {
       if (verified.error() == InboundFailure::kUnverified) {
-        count(Outcome::kUnverified);
+        count(Outcome::kUnverified, 401);
         return Unverified();
       }
-      count(Outcome::kMalformed);
+      count(Outcome::kMalformed, 400);
       return Fail(ErrorKind::kMalformed,
                   "the request is not what " +
                       std::string(InboundProviderName(source.settings.provider)) + " sends");
@@ -130,7 +187,7 @@ Result<Reply> Api::ReceiveInbound(const ApiRequest& req) {
       return JsonReply(200, {{"challenge", *verified->challenge}});
     }
     if (const int wait = source_cache_->Take(id); wait > 0) {
-      count(Outcome::kLimited);
+      count(Outcome::kLimited, 429);
       Reply reply = ProblemReply(429,
                                  "this source takes at most WEBHOOKD_SOURCE_RATE requests a "
                                  "second; retry later");
@@ -146,17 +203,34 @@ Result<Reply> Api::ReceiveInbound(const ApiRequest& req) {
     event.payload = std::move(verified->payload);
     event.dedupe_key = std::move(verified->dedupe_key);
     event.generation = snapshot->generation;
+    event.traceparent = trace.traceparent();
     auto receipt = stores_.sources->InsertInboundEvent(event);
     if (!receipt && receipt.error().kind == ErrorKind::kStale) {
       source_cache_->Invalidate();
       continue;
     }
     if (!receipt) return Propagate(receipt);
-    count(receipt->duplicate ? Outcome::kDuplicate : Outcome::kAccepted);
+    count(receipt->duplicate ? Outcome::kDuplicate : Outcome::kAccepted, 200, receipt->event_id);
     if (!receipt->duplicate && metrics_ != nullptr) metrics_->events_ingested.Inc();
     return JsonReply(200, {{"event_id", FormatId(kEventPrefix, receipt->event_id)}});
   }
   return Fail(ErrorKind::kUnavailable, "the source is changing; retry");
+}
+
+Result<Reply> Api::ListSourceRequests(const ApiRequest& req) {
+  if (stores_.sources == nullptr) return NoSources();
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kSourcePrefix, "source"));
+  // Read first: a source outside the key's scope is as unknown as a made-up id.
+  WEBHOOKD_ASSIGN_OR_RETURN(Source source, stores_.sources->GetSource(id, req.scope));
+  Json data = Json::array();
+  for (const InboundRequestLog::Entry& e : inbound_log_.Latest(source.id, 50)) {
+    Json row = {{"received_at", FormatRfc3339(e.at)},
+                {"outcome", OutcomeName(e.outcome)},
+                {"status", e.status}};
+    if (e.event_id) row["event_id"] = FormatId(kEventPrefix, *e.event_id);
+    data.push_back(std::move(row));
+  }
+  return JsonReply(200, {{"data", std::move(data)}});
 }
 
 }  // namespace webhookd

@@ -183,7 +183,8 @@ Result<InboundReceipt> PgSourceStore::InsertInboundEvent(const InboundEvent& eve
                                .Set("source_id", event.source_id)
                                .Set("source_provider", InboundProviderName(event.provider))
                                .Set("dedupe_key", event.dedupe_key)
-                               .Set("generation", event.generation));
+                               .Set("generation", event.generation)
+                               .Set("traceparent", event.traceparent));
         if (ev.empty()) return Fail(ErrorKind::kStale, "the sources changed; verify again");
         const int64_t event_id = ev[0][0].as<int64_t>();
         bool taken = true;

@@ -232,6 +232,7 @@ TEST_F(SourcesE2eTest, ATenantKeySeesItsOwnSourcesAloneAndOthersAsUnknown) {
              {"GET", "/v1/sources/" + other, nullptr},
              {"PATCH", "/v1/sources/" + other, {{"description", "x"}}},
              {"POST", "/v1/sources/" + other + "/secret/rotate", {{"secret", "other"}}},
+             {"GET", "/v1/sources/" + other + "/requests", nullptr},
              {"DELETE", "/v1/sources/" + other, nullptr}}) {
       auto res = webhookd_.Call(method, path, body, t_key);
       EXPECT_EQ(res.status, 404) << method << " " << path;
@@ -361,6 +362,41 @@ TEST_F(SourcesE2eTest, EveryUnverifiedRequestGetsOneBodyAndUnknownOrDeletedSourc
   ASSERT_EQ(webhookd_.Call("DELETE", "/v1/sources/" + source).status, 204);
   EXPECT_EQ(Send(webhookd_, source, Stripe(kSecret, "evt_3")).status, 404);
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM events"), "1");
+}
+
+// What the console shows per source: the latest requests, verified or not, newest first,
+// with what each became; kept in the server's memory, never in the database.
+TEST_F(SourcesE2eTest, TheLatestRequestsOfASourceListWhatEachBecame) {
+  const std::string src = CreateSource(webhookd_, {{"provider", "github"}, {"secret", kSecret}});
+  const std::string other = CreateSource(webhookd_, {{"provider", "github"}, {"secret", kSecret}});
+  auto empty = webhookd_.Call("GET", "/v1/sources/" + src + "/requests");
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_TRUE(Body(empty)["data"].empty());
+
+  auto first = Send(webhookd_, src, Github("req-1"));
+  ASSERT_EQ(first.status, 200) << first.body;
+  ASSERT_EQ(Send(webhookd_, src, Github("req-1")).status, 200);
+  Inbound forged = Github("req-2");
+  forged.headers.erase("X-Hub-Signature-256");
+  forged.headers.emplace("X-Hub-Signature-256",
+                         "sha256=" + HexSha256("not-the-secret", forged.body));
+  ASSERT_EQ(Send(webhookd_, src, forged).status, 401);
+  ASSERT_EQ(Send(webhookd_, other, Github("req-3")).status, 200);
+
+  auto res = webhookd_.Call("GET", "/v1/sources/" + src + "/requests");
+  ASSERT_EQ(res.status, 200) << res.body;
+  const Json data = Body(res)["data"];
+  ASSERT_EQ(data.size(), 3u) << res.body;
+  EXPECT_EQ(data[0]["outcome"], "unverified");
+  EXPECT_EQ(data[0]["status"], 401);
+  EXPECT_FALSE(data[0].contains("event_id"));
+  EXPECT_EQ(data[1]["outcome"], "duplicate");
+  EXPECT_EQ(data[2]["outcome"], "accepted");
+  EXPECT_EQ(data[1]["event_id"], Body(first)["event_id"]);
+  EXPECT_EQ(data[2]["event_id"], Body(first)["event_id"]);
+  EXPECT_EQ(data[2]["status"], 200);
+  EXPECT_TRUE(data[2].contains("received_at"));
+  EXPECT_EQ(webhookd_.Call("GET", "/v1/sources/src_999999/requests").status, 404);
 }
 
 TEST_F(SourcesE2eTest, ARotatedSecretVerifiesBesideTheNewOneUntilItsGraceEnds) {

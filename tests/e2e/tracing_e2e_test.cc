@@ -6,12 +6,14 @@
 // in JSON. And a collector that never answers changes nothing in delivery or shutdown.
 // Skipped without node and `npm ci` in tests/otlp (scripts/test runs it).
 #include <gtest/gtest.h>
+#include <openssl/hmac.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <regex>
 #include <sstream>
 
+#include "base/encoding.h"
 #include "tests/testing/process.h"
 #include "tests/testing/raw_listener.h"
 #include "tests/testing/receiver.h"
@@ -162,6 +164,69 @@ INSTANTIATE_TEST_SUITE_P(Protocols, TracingE2eTest, ::testing::Values("http/prot
                            return info.param == "http/json" ? std::string("Json")
                                                             : std::string("Protobuf");
                          });
+
+// A request to an inbound source is a server span that starts a trace (providers send no
+// traceparent); the attempts of the event it made are its children.
+TEST(TracingInboundE2eTest, AnInboundRequestIsTheSpanItsEventsAttemptsContinue) {
+  if (const std::string why = node::Unavailable(); !why.empty()) GTEST_SKIP() << why;
+  OtlpReceiver otlp;
+  ASSERT_NE(otlp.port(), 0) << "receiver.mjs did not start";
+  TestDatabase db;
+  Receiver receiver;
+  WebhookdProcess webhookd(
+      db.url(), "all",
+      {{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:" + std::to_string(otlp.port())},
+       {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"},
+       {"OTEL_BSP_SCHEDULE_DELAY", "100"}});
+  ASSERT_EQ(webhookd.Call("POST", "/v1/destinations", {{"url", receiver.url()}}).status, 201);
+  auto source = webhookd.Call("POST", "/v1/sources", {{"provider", "github"}, {"secret", "k"}});
+  ASSERT_EQ(source.status, 201) << source.body;
+  const std::string source_id = Json::parse(source.body)["id"];
+  const std::string body = R"({"action":"opened"})";
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), "k", 1, reinterpret_cast<const unsigned char*>(body.data()), body.size(), mac,
+       &len);
+  auto client = webhookd.Client();
+  auto res =
+      client->Post("/in/" + source_id,
+                   {{"X-Hub-Signature-256",
+                     "sha256=" + HexEncode(std::string(reinterpret_cast<const char*>(mac), len))},
+                    {"X-GitHub-Delivery", "d-1"},
+                    {"X-GitHub-Event", "issues"}},
+                   body, "application/json");
+  ASSERT_TRUE(res && res->status == 200) << (res ? res->body : "no answer");
+  const std::string event_id = Json::parse(res->body)["event_id"];
+
+  std::vector<Json> spans;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        spans = otlp.spans();
+        return spans.size() >= 2 && receiver.count() >= 1;
+      },
+      20s, 50ms))
+      << spans.size() << " spans, " << receiver.count() << " requests";
+  const Json* inbound = nullptr;
+  const Json* attempt = nullptr;
+  for (const Json& s : spans) {
+    if (s["name"] == "webhookd inbound") inbound = &s;
+    if (s["name"] == "webhookd attempt") attempt = &s;
+  }
+  ASSERT_NE(inbound, nullptr);
+  ASSERT_NE(attempt, nullptr);
+  EXPECT_EQ((*inbound)["kind"], 2) << "server";
+  EXPECT_FALSE(inbound->contains("parentSpanId") &&
+               !(*inbound)["parentSpanId"].get<std::string>().empty())
+      << "a root";
+  const Json& at = (*inbound)["attributes"];
+  EXPECT_EQ(at["webhookd.source.id"], source_id);
+  EXPECT_EQ(at["webhookd.source.provider"], "github");
+  EXPECT_EQ(at["webhookd.inbound.outcome"], "accepted");
+  EXPECT_EQ(at["webhookd.event.id"], event_id);
+  EXPECT_EQ(at["http.response.status_code"], "200");
+  EXPECT_EQ((*attempt)["traceId"], (*inbound)["traceId"]);
+  EXPECT_EQ((*attempt)["parentSpanId"], (*inbound)["spanId"]) << "a child of the inbound span";
+}
 
 // A collector that accepts and never answers: every delivery still succeeds at once, and
 // a stop still ends within its bounds (the exporter gives up on what is queued).

@@ -13,6 +13,7 @@ import * as destinationForm from './views/destination_form.js';
 import * as destinations from './views/destinations.js';
 import * as events from './views/events.js';
 import * as overview from './views/overview.js';
+import * as sources from './views/sources.js';
 
 const ROLE_LABELS = { admin: 'Admin', publisher: 'Publisher', tenant: 'Tenant portal' };
 
@@ -28,6 +29,7 @@ const NAV = [
   { path: '/destinations', label: 'Destinations', roles: ['admin', 'publisher', 'tenant'] },
   { path: '/events', label: 'Events', roles: ['admin', 'publisher', 'tenant'] },
   { path: '/catalog', label: 'Catalog', roles: ['admin', 'publisher', 'tenant'] },
+  { path: '/sources', label: 'Sources', roles: ['admin', 'publisher', 'tenant'] },
   { path: '/dead-letters', label: 'Dead letters', roles: ['admin', 'tenant'] },
 ];
 
@@ -46,6 +48,9 @@ const ROUTES = [
   ['/catalog/types/:name', catalog.renderDetail, 'Event type'],
   ['/catalog/types/:name/edit', catalog.renderForm, 'Edit event type', ['admin', 'publisher']],
   ['/dead-letters', deadLetters.render, 'Dead letters', ['admin', 'tenant']],
+  ['/sources', sources.renderList, 'Sources'],
+  ['/sources/new', sources.renderForm, 'New source'],
+  ['/sources/:id', sources.renderDetail, 'Source'],
 ];
 
 function homePath() {

@@ -14,6 +14,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -1220,6 +1221,126 @@ test('a tenant portal link shows that tenant only', async (t) => {
   assert.ok(!body.includes('Order events for the warehouse'), 'untenanted destinations are not shown');
   assert.equal(await portal.getByRole('link', { name: 'Overview' }).count(), 0);
   await shot(portal, '09-portal');
+  await portal.context().close();
+  assertNoProblems();
+});
+
+// ---- inbound sources ----
+
+// A GitHub delivery as GitHub signs it: sha256= and the hex HMAC-SHA256 of the body.
+async function sendGithub(sourceId, secret, delivery, payload) {
+  const body = JSON.stringify(payload);
+  const res = await fetch(`${BASE}/in/${sourceId}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'X-GitHub-Event': 'issues',
+      'X-GitHub-Delivery': delivery,
+      'X-Hub-Signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    },
+    body,
+    signal: AbortSignal.timeout(10000),
+  });
+  return { status: res.status, json: await res.json().catch(() => null) };
+}
+
+test('a source is created with its provider\'s fields, receives, rotates and is deleted', async () => {
+  await page.goto(`${BASE}/ui/#/sources/new`);
+  const form = page.locator('#source-form');
+  // Only the fields the provider reads are shown.
+  await form.locator('#provider').selectOption('twilio');
+  assert.ok(await form.locator('#url').isVisible(), 'Twilio asks for the URL it signs');
+  assert.ok(!(await form.locator('#hmac_header').isVisible()));
+  await form.locator('#provider').selectOption('hmac');
+  assert.ok(await form.locator('#hmac_header').isVisible(), 'a generic signer asks for its header');
+  assert.ok(await form.locator('#event_type').isVisible());
+  assert.ok(!(await form.locator('#url').isVisible()));
+  await form.locator('#provider').selectOption('stripe');
+  assert.ok(await form.locator('#tolerance').isVisible(), 'Stripe signs a timestamp');
+  await form.locator('#provider').selectOption('github');
+  assert.ok(!(await form.locator('#tolerance').isVisible()), 'GitHub signs no timestamp');
+  assert.ok(!(await form.locator('#url').isVisible()) && !(await form.locator('#hmac_header').isVisible()));
+  await form.locator('#secret').fill('console-github-secret');
+  await form.locator('#description').fill('GitHub org hooks');
+  await shot(page, '30-source-form');
+  await form.getByRole('button', { name: 'Create source' }).click();
+  await page.locator('#ingest-url').waitFor();
+  const id = decodeURIComponent(page.url().split('#/sources/')[1]);
+  assert.match(id, /^src_/);
+  assert.match(await page.locator('#ingest-url').textContent(), new RegExp(`/in/${id}$`));
+  assert.ok(!(await page.locator('main').textContent()).includes('console-github-secret'), 'the secret is never shown');
+
+  // A signed delivery becomes an event, listed on the source's page and linking back.
+  const sent = await sendGithub(id, 'console-github-secret', 'console-delivery-1', { action: 'opened', n: 1 });
+  assert.equal(sent.status, 200, JSON.stringify(sent.json));
+  const again = await sendGithub(id, 'console-github-secret', 'console-delivery-1', { action: 'opened', n: 1 });
+  assert.deepEqual(again.json, sent.json, 'a duplicate answers the first event\'s id');
+  assert.equal((await sendGithub(id, 'a-forger', 'console-forged', { n: 0 })).status, 401);
+  await page.reload();
+  // The latest requests, newest first, with what became of each.
+  const requests = page.locator('#source-requests');
+  await requests.getByRole('table').waitFor();
+  const outcomes = await requests.locator('tbody tr td:nth-child(2)').allTextContents();
+  assert.deepEqual(outcomes.map((o) => o.trim()), ['unverified', 'duplicate', 'accepted']);
+  const row = page.locator('main').getByRole('link', { name: sent.json.event_id }).first();
+  await row.waitFor();
+  assert.match(await page.locator('main').textContent(), /console-delivery-1/);
+  assert.match(await page.locator('main').textContent(), /github\.issues\.opened/);
+  await shot(page, '31-source');
+  await row.click();
+  await page.locator('#event-source').waitFor();
+  assert.equal(await page.locator('#event-source').textContent(), id);
+  await page.locator('#event-source').click();
+  await page.locator('#ingest-url').waitFor();
+
+  // Rotation: the new secret verifies at once, the old one within its grace.
+  await page.locator('#rotate-source-secret').click();
+  const dialog = page.locator('dialog[open]');
+  await dialog.locator('#new-secret').fill('console-github-secret-2');
+  await dialog.locator('#source-grace-period').fill('1h');
+  await dialog.getByRole('button', { name: 'Rotate' }).click();
+  await page.locator('#source-rotated').waitFor();
+  assert.equal((await sendGithub(id, 'console-github-secret-2', 'console-delivery-2', { n: 2 })).status, 200);
+  assert.equal((await sendGithub(id, 'console-github-secret', 'console-delivery-3', { n: 3 })).status, 200);
+  assert.equal((await sendGithub(id, 'a-wrong-secret', 'console-delivery-4', { n: 4 })).status, 401);
+
+  // Listed, then deleted: its address answers 404 from then on.
+  await page.goto(`${BASE}/ui/#/sources`);
+  await page.getByRole('link', { name: 'GitHub org hooks' }).first().waitFor();
+  await page.goto(`${BASE}/ui/#/sources/${encodeURIComponent(id)}`);
+  await page.locator('#delete-source').click();
+  await page.locator('dialog[open]').getByRole('button', { name: 'Delete source' }).click();
+  await eventually('the list after the delete', async () => (await heading(page)) === 'Sources');
+  assert.equal((await sendGithub(id, 'console-github-secret-2', 'console-delivery-5', { n: 5 })).status, 404);
+  assertNoProblems();
+});
+
+test('a tenant portal lists its own sources only', async (t) => {
+  const tenant = `src-${Date.now()}`;
+  const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });
+  if (link.status !== 201) {
+    t.skip('no portal-links route');
+    return;
+  }
+  const mine = await api('POST', '/v1/sources', {
+    provider: 'shopify', secret: 'shop-secret', tenant_id: tenant, description: `Shop of ${tenant}`,
+  });
+  assert.equal(mine.status, 201, mine.text);
+  const other = await api('POST', '/v1/sources', {
+    provider: 'shopify', secret: 'shop-secret', tenant_id: `${tenant}-other`, description: 'Another shop',
+  });
+  assert.equal(other.status, 201, other.text);
+  const portal = await newPage('portal-sources');
+  await portal.goto(`${BASE}/ui/${new URL(link.json.url).hash}`);
+  await portal.locator('#link-continue').click();
+  await portal.locator('#session .role').waitFor();
+  await portal.goto(`${BASE}/ui/#/sources`);
+  await portal.getByRole('link', { name: `Shop of ${tenant}` }).waitFor();
+  assert.ok(!(await portal.locator('main').textContent()).includes('Another shop'));
+  // Another tenant's source is as unknown as a made-up id.
+  await portal.goto(`${BASE}/ui/#/sources/${encodeURIComponent(other.json.id)}`);
+  await portal.locator('.alert-error').waitFor();
+  await shot(portal, '32-portal-sources');
   await portal.context().close();
   assertNoProblems();
 });

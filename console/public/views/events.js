@@ -125,8 +125,12 @@ function detailBody(e, text) {
       ['Tenant', show(e.tenant_id)],
       ['Created', time(e.created_at)],
       ['Subjects', subjectsView(e.subjects)],
+      e.source ? ['Source', h('span', null,
+        h('a', { href: `#/sources/${encodeURIComponent(e.source.id)}`, class: 'mono', id: 'event-source' }, e.source.id),
+        ` (${show(e.source.provider)}, duplicate key `,
+        h('span', { class: 'mono' }, show(e.source.dedupe_key)), ')')] : null,
       e.erased_at ? ['Erased', time(e.erased_at)] : null,
-    ])),
+    ].filter(Boolean))),
     card('Payload', e.erased_at
       ? h('p', { class: 'erased', id: 'payload-erased' }, 'Payload erased at ', time(e.erased_at))
       : payloadView(text)),

@@ -22,6 +22,7 @@ source "${root}/tests/lib/webhookd_under_test.sh"
 
 command -v jq >/dev/null 2>&1 || ensure_packages jq
 command -v python3 >/dev/null 2>&1 || ensure_packages python3
+command -v openssl >/dev/null 2>&1 || ensure_packages openssl
 
 start_webhookd readme
 
@@ -106,6 +107,7 @@ done
 ((refused == 1)) || fail "expected the one 422 the README shows on purpose, got ${refused}"
 grep -q '"replayed":1' "${out}" || fail 'the bulk replay did not answer {"replayed":1}'
 grep -q '"/payload/total"' "${out}" || fail "the schema's 422 does not name /payload/total"
+grep -q '"outcome":"duplicate"' "${out}" || fail "the source's redelivery was not answered as a duplicate"
 
 # What reached the receiver, by destination, as webhookd recorded it (the receiver's own
 # lines share stdout with curl's answers, which end without a newline).
@@ -123,8 +125,9 @@ succeeded() {
 }
 # /hook takes order.* (the order and both refunds); /big's filter passes none of them;
 # /acme has acme's event; /refunds (the rejecting destination, pointed elsewhere) the
-# two replays. Deliveries take a moment after their 202: wait up to 15 s for them.
-expected=(/hook=3 /big=0 /acme=1 /refunds=2)
+# two replays; /github the one event GitHub's request and its redelivery made. Deliveries
+# take a moment after their 202: wait up to 15 s for them.
+expected=(/hook=3 /big=0 /acme=1 /refunds=2 /github=1)
 for ((i = 0; i < 75; i++)); do
   wrong=()
   for want in "${expected[@]}"; do

@@ -27,6 +27,8 @@ std::string_view TransportName(Transport transport) {
       return "redis";
     case Transport::kKafka:
       return "kafka";
+    case Transport::kFeed:
+      return "feed";
   }
   return "http";
 }
@@ -37,6 +39,7 @@ std::optional<Transport> TransportOfScheme(std::string_view scheme) {
   if (scheme == "nats" || scheme == "tls") return Transport::kNats;
   if (scheme == "redis" || scheme == "rediss") return Transport::kRedis;
   if (scheme == "kafka") return Transport::kKafka;
+  if (scheme == "feed") return Transport::kFeed;
   return std::nullopt;
 }
 
@@ -49,7 +52,7 @@ Result<BrokerUrl> ParseBrokerUrl(std::string_view text) {
   BrokerUrl url;
   url.scheme = Lower(text.substr(0, colon));
   const auto transport = TransportOfScheme(url.scheme);
-  if (!transport || *transport == Transport::kHttp) {
+  if (!transport || *transport == Transport::kHttp || *transport == Transport::kFeed) {
     return Fail(ErrorKind::kInvalid,
                 "URL scheme must be http, https, amqp, amqps, nats, tls, redis, rediss or kafka");
   }
@@ -94,6 +97,7 @@ Result<BrokerUrl> ParseBrokerUrl(std::string_view text) {
       if (!url.path.empty()) return Fail(ErrorKind::kInvalid, "this URL takes no path");
       break;
     case Transport::kHttp:
+    case Transport::kFeed:
       break;
   }
   return url;
@@ -106,6 +110,10 @@ Transport TransportOfUrl(std::string_view url) {
 }
 
 Result<DestinationAddress> ParseDestinationAddress(std::string_view text) {
+  if (TransportOfUrl(text) == Transport::kFeed) {
+    if (text != kFeedUrl) return Fail(ErrorKind::kInvalid, "a feed's url is exactly feed:");
+    return DestinationAddress{Transport::kFeed, "feed", {}};
+  }
   const size_t colon = text.find("://");
   const auto transport = colon == std::string_view::npos
                              ? std::nullopt

@@ -11,12 +11,18 @@
 namespace webhookd {
 
 // What carries a destination's messages, by its url's scheme.
-enum class Transport { kHttp, kAmqp, kNats, kRedis, kKafka };
+// kFeed: a destination whose url is exactly `feed:` is read by its consumer (docs/feeds.md),
+// never sent to.
+enum class Transport { kHttp, kAmqp, kNats, kRedis, kKafka, kFeed };
 
-std::string_view TransportName(Transport transport);  // "http", "amqp", "nats", "redis", "kafka"
+// A feed destination's url, the whole of it.
+inline constexpr std::string_view kFeedUrl = "feed:";
+
+std::string_view TransportName(
+    Transport transport);  // "http", "amqp", "nats", "redis", "kafka", "feed"
 
 // http and https: kHttp; amqp, amqps: kAmqp; nats, tls: kNats; redis, rediss: kRedis;
-// kafka: kKafka. nullopt for any other scheme. `scheme` in lowercase.
+// kafka: kKafka; feed: kFeed. nullopt for any other scheme. `scheme` in lowercase.
 std::optional<Transport> TransportOfScheme(std::string_view scheme);
 
 // The transport of a stored url's scheme (any case); kHttp for a scheme of none, which
@@ -48,7 +54,8 @@ struct DestinationAddress {
   bool operator==(const DestinationAddress&) const = default;
 };
 
-// An http or https URL (ParseUrl) or a broker's (ParseBrokerUrl); the reason of the
+// An http or https URL (ParseUrl), a broker's (ParseBrokerUrl), or exactly `feed:` (a feed
+// names no host); the reason of the
 // parser its scheme names otherwise.
 Result<DestinationAddress> ParseDestinationAddress(std::string_view text);
 

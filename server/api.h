@@ -24,6 +24,7 @@
 #include "store/destination_store.h"
 #include "store/erasure_store.h"
 #include "store/event_store.h"
+#include "store/feed_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
 #include "store/source_store.h"
@@ -67,6 +68,7 @@ struct ApiStores {
   TenantStore& tenants;
   CatalogStore& catalog;
   ErasureStore& erasures;
+  FeedStore& feeds;
   SourceStore* sources = nullptr;  // null: no inbound sources (their routes answer 404)
 };
 
@@ -88,6 +90,10 @@ struct ApiOptions {
   // Purger); empty: it waits for the next round.
   std::function<void()> erasure_requested;
   int source_rate = 1000;  // WEBHOOKD_SOURCE_RATE
+  // WEBHOOKD_RETRY_SCHEDULE and its jitter: a feed's nack follows it (docs/feeds.md).
+  std::vector<Duration> retry_schedule = {std::chrono::seconds(30), std::chrono::minutes(2),
+                                          std::chrono::minutes(10), std::chrono::hours(1)};
+  double retry_jitter = 0.2;
 };
 
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,
@@ -154,6 +160,9 @@ class Api {
   Result<Reply> ReceiveInbound(const ApiRequest& req);
   // GET /v1/sources/{id}/requests: the latest requests to its address this process answered.
   Result<Reply> ListSourceRequests(const ApiRequest& req);
+  Result<Reply> ReadFeed(const ApiRequest& req);
+  Result<Reply> AckFeed(const ApiRequest& req);
+  Result<Reply> NackFeed(const ApiRequest& req);
 
   Result<Reply> ListTenants(const ApiRequest& req);
   Result<Reply> CreatePortalLink(const ApiRequest& req);
@@ -171,6 +180,8 @@ class Api {
   // One host of it: a warning for the answer, or the refusal above.
   Result<std::optional<FieldError>> CheckHost(const std::string& host, const std::string& tenant,
                                               const std::string& field);
+  // An ack or a nack of a feed's messages, recorded as their attempts.
+  Result<Reply> SettleFeed(const ApiRequest& req, bool nack);
   // CreateEvent's 202 for a stored event, with its metrics and span.
   Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 

@@ -78,7 +78,9 @@ constexpr TextSetting kTextSettings[] = {
 
 // Which settings each transport reads; the credentials fit every broker.
 bool Fits(Transport transport, std::string_view setting) {
-  if (setting == "username" || setting == "password") return transport != Transport::kHttp;
+  if (setting == "username" || setting == "password") {
+    return transport != Transport::kHttp && transport != Transport::kFeed;
+  }
   switch (transport) {
     case Transport::kAmqp:
       return setting == "exchange" || setting == "routing_key";
@@ -89,6 +91,7 @@ bool Fits(Transport transport, std::string_view setting) {
     case Transport::kKafka:
       return setting == "topic";
     case Transport::kHttp:
+    case Transport::kFeed:
       return false;
   }
   return false;
@@ -155,7 +158,7 @@ std::vector<FieldError> BrokerSettingsProblems(const DestinationAddress& address
                         "rediss (Redis over TLS) is not available in this build: its hiredis "
                         "has no TLS"});
   }
-  if (transport == Transport::kHttp) {
+  if (transport == Transport::kHttp || transport == Transport::kFeed) {
     if (broker)
       problems.push_back({"broker", "is for a broker url only: send null for an http one"});
     return problems;

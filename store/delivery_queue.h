@@ -9,6 +9,7 @@
 
 #include "base/result.h"
 #include "store/delivery_queue_types.h"
+#include "store/feed_store.h"
 
 namespace webhookd {
 
@@ -42,6 +43,11 @@ class DeliveryQueue {
   virtual Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) = 0;
   // Makes deliveries whose lease ran out pending again. Returns how many.
   virtual Result<int> RequeueExpiredLeases() = 0;
+  // Up to `limit` feed messages whose lease ended unsettled (docs/feeds.md); the worker
+  // records each as a failed attempt. None where there are no feeds.
+  virtual Result<std::vector<FeedMessage>> ExpiredFeedLeases(int /*limit*/) {
+    return std::vector<FeedMessage>{};
+  }
   // The earliest next_attempt_at of a pending delivery, if any.
   virtual Result<std::optional<Timestamp>> NextDueAt() = 0;
   // A listener for the wake-up notification.

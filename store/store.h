@@ -7,6 +7,7 @@
 #include "store/destination_store.h"
 #include "store/erasure_store.h"
 #include "store/event_store.h"
+#include "store/feed_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
 #include "store/retention_store.h"
@@ -31,6 +32,7 @@ class Store : public KeyStore,
               public SecretStore,
               public TenantStore,
               public CatalogStore,
-              public SourceStore {};
+              public SourceStore,
+              public FeedStore {};
 
 }  // namespace webhookd

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "base/strings.h"
+#include "core/delivery_body.h"
 #include "core/ids.h"
 #include "core/outcome.h"
 #include "core/retry_after.h"
@@ -22,20 +23,6 @@ constexpr Duration kFirstBackoff = std::chrono::milliseconds(50);
 constexpr Duration kSweepEvery = std::chrono::seconds(1);
 // How long due work held back by a destination's cap may wait when nothing wakes us.
 constexpr Duration kCappedPoll = std::chrono::milliseconds(50);
-
-// The body is built from stored bytes only, so every attempt sends the same bytes.
-std::string DeliveryBody(const ClaimedDelivery& d) {
-  std::string body;
-  body.reserve(d.payload.size() + d.event_type.size() + 64);
-  body += R"({"type":")";
-  body += d.event_type;  // [A-Za-z0-9._:-] only: nothing to escape
-  body += R"(","timestamp":")";
-  body += FormatRfc3339(d.event_created_at);
-  body += R"(","data":)";
-  body += d.payload;
-  body += '}';
-  return body;
-}
 
 }  // namespace
 
@@ -185,6 +172,7 @@ void Dispatcher::RequeueExpiredLeases() {
   if (auto swept = queue_.RequeueExpiredLeases(); swept && *swept > 0) {
     Log(LogLevel::kInfo, "requeued deliveries whose lease ran out", {{"count", *swept}});
   }
+  ExpireFeedLeases();
 }
 
 std::optional<Duration> Dispatcher::NothingDueFor() {
@@ -276,7 +264,7 @@ void Dispatcher::Start(ClaimedDelivery d) {
   const std::string webhook_id = FormatId(kEventPrefix, d.event_id);
   Outgoing out;
   out.url = d.url;
-  out.body = DeliveryBody(d);
+  out.body = DeliveryBody(d.event_type, d.event_created_at, d.payload);
   out.tls = d.tls;
   out.tenant = d.tenant_id.value_or("");
   out.destination_id = d.destination_id;
@@ -627,6 +615,46 @@ void Dispatcher::RecordLoop() {
     // claim held back by caps may find room now that these outcomes no longer count.
     if (held_back_.exchange(false) || retries) Recheck();
   }
+}
+
+void Dispatcher::ExpireFeedLeases() {
+  // Bounded per sweep: a backlog of ended leases is worked off a batch a second.
+  constexpr int kExpiriesPerSweep = 1000;
+  auto expired = queue_.ExpiredFeedLeases(kExpiriesPerSweep);
+  if (!expired || expired->empty()) return;
+  const Timestamp now = clock_.Now();
+  std::vector<AttemptRecord> records;
+  records.reserve(expired->size());
+  for (const FeedMessage& m : *expired) {
+    AttemptRecord rec;
+    rec.delivery_id = m.delivery_id;
+    rec.claim_token = m.lease_token;
+    rec.destination_id = m.destination_id;
+    rec.event_id = m.event_id;
+    rec.attempt_number = m.attempt_count + 1;
+    rec.started_at = now;
+    rec.outcome = Outcome::kRetryable;
+    rec.error = "lease expired";
+    rec.delivery_created_at = m.created_at;
+    ApplyDecision(policy_.Next(m.cycle_attempts + 1,
+                               AttemptResult{Outcome::kRetryable, std::nullopt, std::nullopt},
+                               random_),
+                  rec);
+    records.push_back(std::move(rec));
+  }
+  auto recorded = queue_.RecordOutcomes(records, options_.protection);
+  if (!recorded) {
+    Log(LogLevel::kWarn, "could not record ended feed leases",
+        {{"error", recorded.error().message}});
+    return;
+  }
+  for (const AttemptRecord& r : records) {
+    if (std::ranges::find(recorded->applied, r.delivery_id) != recorded->applied.end()) {
+      Observe(r, now);
+    }
+  }
+  Log(LogLevel::kInfo, "feed leases ended without an ack",
+      {{"count", static_cast<int64_t>(recorded->applied.size())}});
 }
 
 }  // namespace webhookd

@@ -92,6 +92,8 @@ class Dispatcher {
   // progress, lets the recorders write them, and joins the threads Run made.
   void Drain();
   void RequeueExpiredLeases();
+  // A feed's lease that ended unsettled is a failed attempt, "lease expired" (docs/feeds.md).
+  void ExpireFeedLeases();
   // How long to sleep when the earliest due time is still ahead; nullopt: something is
   // due (or the lookup failed), so claim.
   std::optional<Duration> NothingDueFor();

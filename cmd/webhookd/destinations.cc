@@ -95,7 +95,7 @@ int Destinations(const std::vector<std::string>& args) {
   options.destination_max_in_flight = config->destination_max_in_flight;
   options.secret_grace = config->secret_grace;
   options.max_destinations_per_tenant = config->max_destinations_per_tenant;
-  Api api(ApiStores{*store, *store, *store, *store, *store, *store, *store, *store, *store},
+  Api api(ApiStores{*store, *store, *store, *store, *store, *store, *store, *store, *store, *store},
           resolver, options);
 
   ApiRequest req(Scope::All());

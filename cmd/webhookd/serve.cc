@@ -224,14 +224,16 @@ ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing&
   options.public_url = config.public_url;
   options.max_destinations_per_tenant = config.max_destinations_per_tenant;
   options.strict_event_types = config.strict_event_types;
+  options.retry_schedule = config.retry_schedule;
+  options.retry_jitter = config.retry_jitter;
   options.spans = tracing.sink();
   options.sampler = tracing.sampler();
   options.source_rate = config.source_rate;
   if (purger != nullptr) options.erasure_requested = [purger] { purger->Wake(); };
   ApiPart part;
   part.rest = std::make_unique<Api>(
-      ApiStores{store, store, store, store, store, store, store, store, store, &store}, resolver,
-      options, &metrics);
+      ApiStores{store, store, store, store, store, store, store, store, store, store, &store},
+      resolver, options, &metrics);
   part.auth = std::make_unique<Authenticator>(store);
   return part;
 }

@@ -89,7 +89,7 @@ int Sources(const std::vector<std::string>& args) {
   ApiOptions options;
   options.secret_grace = config->secret_grace;
   options.public_url = config->public_url;
-  Api api(ApiStores{*store, *store, *store, *store, *store, *store, *store, *store, *store,
+  Api api(ApiStores{*store, *store, *store, *store, *store, *store, *store, *store, *store, *store,
                     store.get()},
           resolver, options);
 

@@ -47,6 +47,26 @@ class PgWakeupListener final : public WakeupListener {
   Receiver receiver_;
 };
 
+// Rows of feed_messages.sql or expired_feed_leases.sql (whose 8th column names the
+// destination).
+std::vector<FeedMessage> ToFeedMessages(const pqxx::result& rows, int64_t destination_id) {
+  std::vector<FeedMessage> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) {
+    FeedMessage m;
+    m.delivery_id = r[0].as<int64_t>();
+    m.lease_token = r[1].is_null() ? 0 : r[1].as<int64_t>();
+    m.event_id = r[2].as<int64_t>();
+    m.attempt_count = r[3].as<int>();
+    m.cycle_attempts = r[4].as<int>();
+    m.created_at = ToTimestamp(r[5]);
+    m.leased = r[6].as<bool>();
+    m.destination_id = r.size() > 7 ? r[7].as<int64_t>() : destination_id;
+    out.push_back(m);
+  }
+  return out;
+}
+
 }  // namespace
 
 void PgDeliveryQueue::Open(ClaimedDelivery& d) const {
@@ -230,6 +250,46 @@ Result<int> PgDeliveryQueue::ReleaseClaims(std::span<const ReleasedClaim> claims
     if (r.affected_rows() > 0) NotifyWakeup(tx);
     tx.commit();
     return static_cast<int>(r.affected_rows());
+  });
+}
+
+Result<FeedLease> PgDeliveryQueue::LeaseFeed(int64_t destination_id, int limit, Duration lease) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<FeedLease> {
+    pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
+    const int64_t token = NewClaimToken();
+    auto rows = Exec(tx, sql::kLeaseFeed,
+                     Params()
+                         .Add(destination_id)
+                         .Add(limit)
+                         .Add(static_cast<int64_t>(lease.count()))
+                         .Add(token));
+    FeedLease out;
+    out.messages.reserve(rows.size());
+    for (const auto& r : rows) {
+      out.messages.push_back(ToClaimed(r, token));
+      out.lease_until = ToTimestamp(r[18]);
+      if (!r[19].is_null()) out.messages.back().ordering_key = r[19].c_str();
+      Open(out.messages.back());
+    }
+    return out;
+  });
+}
+
+Result<std::vector<FeedMessage>> PgDeliveryQueue::FindFeedMessages(
+    int64_t destination_id, std::span<const int64_t> event_ids) {
+  ArrayLiteral ids;
+  for (const int64_t id : event_ids) ids.Add(id);
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<std::vector<FeedMessage>> {
+    pqxx::nontransaction tx(c);
+    auto rows = Exec(tx, sql::kFeedMessages, Params().Add(destination_id).Add(ids.Finish()));
+    return ToFeedMessages(rows, destination_id);
+  });
+}
+
+Result<std::vector<FeedMessage>> PgDeliveryQueue::ExpiredFeedLeases(int limit) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<std::vector<FeedMessage>> {
+    pqxx::nontransaction tx(c);
+    return ToFeedMessages(Exec(tx, sql::kExpiredFeedLeases, Params().Add(limit)), 0);
   });
 }
 

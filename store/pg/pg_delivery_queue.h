@@ -2,6 +2,7 @@
 
 #include "base/secret_box.h"
 #include "store/delivery_queue.h"
+#include "store/feed_store.h"
 #include "store/pg/pg_pool.h"
 
 namespace webhookd::pg {
@@ -18,8 +19,15 @@ class PgDeliveryQueue final : public DeliveryQueue {
                                           const ProtectionSettings& protection) override;
   Result<int> ReleaseClaims(std::span<const ReleasedClaim> claims) override;
   Result<int> RequeueExpiredLeases() override;
+  Result<std::vector<FeedMessage>> ExpiredFeedLeases(int limit) override;
   Result<std::optional<Timestamp>> NextDueAt() override;
   Result<std::unique_ptr<WakeupListener>> Listen() override;
+
+  // A feed's reads and what its acks and nacks find (FeedStore); they record through
+  // RecordOutcomes.
+  Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease);
+  Result<std::vector<FeedMessage>> FindFeedMessages(int64_t destination_id,
+                                                    std::span<const int64_t> event_ids);
 
  private:
   // The two halves of RecordOutcomes: successes of clean destinations, and the rest.

@@ -17,6 +17,7 @@ PgStore::PgStore(const std::string& url, Options options)
       delivery_reads_(pool_),
       dead_letters_(pool_),
       delivery_queue_(worker_pool_, box_),
+      feeds_(pool_, box_),
       operations_(pool_),
       retention_(pool_),
       erasures_(pool_),

@@ -139,8 +139,23 @@ class PgStore final : public Store {
     return delivery_queue_.ReleaseClaims(claims);
   }
   Result<int> RequeueExpiredLeases() override { return delivery_queue_.RequeueExpiredLeases(); }
+  Result<std::vector<FeedMessage>> ExpiredFeedLeases(int limit) override {
+    return delivery_queue_.ExpiredFeedLeases(limit);
+  }
   Result<std::optional<Timestamp>> NextDueAt() override { return delivery_queue_.NextDueAt(); }
   Result<std::unique_ptr<WakeupListener>> Listen() override { return delivery_queue_.Listen(); }
+  // FeedStore: on the API's connections.
+  Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease) override {
+    return feeds_.LeaseFeed(destination_id, limit, lease);
+  }
+  Result<std::vector<FeedMessage>> FindFeedMessages(int64_t destination_id,
+                                                    std::span<const int64_t> event_ids) override {
+    return feeds_.FindFeedMessages(destination_id, event_ids);
+  }
+  Result<RecordedOutcomes> RecordFeedOutcomes(std::span<const AttemptRecord> records) override {
+    // A feed's protection state never changes (record_outcomes.sql): no settings apply.
+    return feeds_.RecordOutcomes(records, ProtectionSettings{});
+  }
   // OperationsStore
   Result<bool> Ready() override { return operations_.Ready(); }
   Result<DeliveryGauges> CountDeliveries() override { return operations_.CountDeliveries(); }
@@ -248,6 +263,7 @@ class PgStore final : public Store {
   PgDeliveryReads delivery_reads_;
   PgDeadLetterStore dead_letters_;
   PgDeliveryQueue delivery_queue_;
+  PgDeliveryQueue feeds_;  // on pool_: a feed is read through the API
   PgOperationsStore operations_;
   PgRetentionStore retention_;
   PgErasureStore erasures_;

@@ -48,6 +48,7 @@ class StubApiStores final : public DestinationStore,
                             public TenantStore,
                             public CatalogStore,
                             public ErasureStore,
+                            public FeedStore,
                             public CallCounter {
  public:
   std::function<Result<Destination>(const Destination&)> on_create_destination;
@@ -64,8 +65,17 @@ class StubApiStores final : public DestinationStore,
   Result<Erasure> GetErasure(int64_t, const Scope&) override { return No(); }
   Result<ErasureRound> RunErasures(int, int) override { return No(); }
 
+  // FeedStore
+  Result<FeedLease> LeaseFeed(int64_t, int, Duration) override { return No(); }
+  Result<std::vector<FeedMessage>> FindFeedMessages(int64_t, std::span<const int64_t>) override {
+    return No();
+  }
+  Result<RecordedOutcomes> RecordFeedOutcomes(std::span<const AttemptRecord>) override {
+    return No();
+  }
+
   ApiStores stores() {
-    return ApiStores{*this, *this, *this, *this, *this, keys, *this, *this, *this};
+    return ApiStores{*this, *this, *this, *this, *this, keys, *this, *this, *this, *this};
   }
   StubKeyStore keys;
 

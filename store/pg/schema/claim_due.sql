@@ -72,7 +72,8 @@ BEGIN
            END AS tokens
       FROM visited u JOIN destinations t ON t.id = u.id
       LEFT JOIN busy b ON b.destination_id = t.id
-     WHERE t.enabled AND t.deleted_at IS NULL),
+     -- A feed (url `feed:`, docs/feeds.md) is read by its consumer, never sent to.
+     WHERE t.enabled AND t.deleted_at IS NULL AND t.url <> 'feed:'),
   -- Each destination's room: a closed one's free cap, a probe's one, an open one's whole
   -- batch (skips send nothing); `allowed` is what its bucket lets start. `share` is twice
   -- its even part of the batch among the open destinations, at least one: the picks go by
@@ -209,7 +210,8 @@ BEGIN
   -- deleted).
   next_hint AS (
     SELECT v.id, v.hints,
-           CASE WHEN t.id IS NULL OR NOT t.enabled OR t.deleted_at IS NOT NULL THEN NULL
+           CASE WHEN t.id IS NULL OR NOT t.enabled OR t.deleted_at IS NOT NULL
+                  OR t.url = 'feed:' THEN NULL
                 WHEN o.id IS NULL OR coalesce(c.n, 0) >= o.want
                 THEN now()
                 WHEN t.ordering <> 'fifo'

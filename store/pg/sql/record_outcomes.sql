@@ -129,7 +129,10 @@ cur AS MATERIALIZED (
          b.oks, b.failures, b.failures_after_ok, b.first_failed, b.throttles, b.probe_ok,
          b.probe_failed, b.gone, b.last_error, b.jitter
     FROM destinations t JOIN batch b ON b.dst = t.id
-   WHERE NOT (b.all_ok AND t.circuit = 'closed' AND t.consecutive_failures = 0
+   -- A feed (docs/feeds.md) has no receiver to protect: its failures are a consumer's nacks
+   -- and ended leases, which open no circuit and disable nothing.
+   WHERE t.url <> 'feed:'
+     AND NOT (b.all_ok AND t.circuit = 'closed' AND t.consecutive_failures = 0
               AND t.failing_since IS NULL AND t.effective_max_in_flight IS NULL)
      -- Skips change nothing but can find the destination failing for too long.
      AND NOT (b.all_skipped AND NOT ($19::bigint > 0 AND t.enabled

@@ -1,4 +1,6 @@
 -- The lease sweeper: a claim whose worker is gone returns to pending when its lease ends,
--- keeping its due time, so it is claimed again at once.
-UPDATE delivery_queue SET lease_until = NULL, claim_token = NULL
- WHERE claim_token IS NOT NULL AND lease_until < now()
+-- keeping its due time, so it is claimed again at once. A feed's lease that ends is a
+-- failed attempt instead (expired_feed_leases.sql), written by the worker's outcome path.
+UPDATE delivery_queue q SET lease_until = NULL, claim_token = NULL
+ WHERE q.claim_token IS NOT NULL AND q.lease_until < now()
+   AND NOT EXISTS (SELECT 1 FROM destinations t WHERE t.id = q.destination_id AND t.url = 'feed:')

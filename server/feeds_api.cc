@@ -1,0 +1,198 @@
+// The feed routes (docs/feeds.md): a feed destination's messages are read, acked and
+// nacked by its consumer instead of being pushed to it.
+#include <set>
+
+#include "base/duration.h"
+#include "base/log.h"
+#include "base/random.h"
+#include "core/delivery_body.h"
+#include "core/retry_policy.h"
+#include "core/signing.h"
+#include "net/broker_url.h"
+#include "server/api.h"
+#include "server/api_request.h"
+
+namespace webhookd {
+
+using namespace api;
+
+namespace {
+
+constexpr int kDefaultFeedLimit = 100;
+constexpr Duration kDefaultLease = std::chrono::seconds(30);
+constexpr Duration kLongestLease = std::chrono::hours(12);
+constexpr size_t kMaxIds = 1000;
+// A nack's retry_in: as long as the longest Retry-After a receiver may ask for.
+constexpr Duration kLongestRetryIn = RetryPolicy::kMaxRetryAfter;
+
+// The destination of the route when it is a feed the caller may read: another tenant's is
+// unknown (404), a push destination's messages are not for reading (409).
+Result<Destination> FeedOf(DestinationStore& destinations, const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, destinations.GetDestination(id, req.scope));
+  if (TransportOfUrl(d.url) != Transport::kFeed) {
+    return Fail(ErrorKind::kConflict,
+                "this destination is pushed to: only a destination whose url is feed: is read");
+  }
+  return d;
+}
+
+// A message as its consumer reads it: the body an HTTP attempt would carry, signed now
+// with every secret that signs, as the sender signs it.
+Json MessageJson(const ClaimedDelivery& m, Timestamp now) {
+  const std::string webhook_id = FormatId(kEventPrefix, m.event_id);
+  const std::string body = DeliveryBody(m.event_type, m.event_created_at, m.payload);
+  const int64_t timestamp = UnixSeconds(now);
+  const auto signature = SignatureHeader(m.secrets, webhook_id, timestamp, body);
+  Json out = {{"id", webhook_id},
+              {"delivery_id", FormatId(kDeliveryPrefix, m.delivery_id)},
+              {"event_id", webhook_id},
+              {"type", m.event_type},
+              {"timestamp", FormatRfc3339(m.event_created_at)},
+              {"attempt", m.attempt_count + 1},
+              {"body", body},
+              {"headers",
+               {{"webhook-id", webhook_id},
+                {"webhook-timestamp", std::to_string(timestamp)},
+                {"webhook-signature", signature.value_or("")}}}};
+  if (m.ordering_key) out["ordering_key"] = *m.ordering_key;
+  return out;
+}
+
+// {"ids": [message ids...]} (and `retry_in` where `nack`): the event ids they name, or 422.
+struct Settlement {
+  std::vector<int64_t> event_ids;
+  std::vector<std::string> ids;  // as given, for the answer
+  std::optional<Duration> retry_in;
+};
+
+Result<Settlement> ParseSettlement(std::string_view text, bool nack) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(text));
+  if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
+  std::vector<FieldError> errors;
+  if (nack) {
+    CheckMembers(body, KnownMembers{{"ids", "retry_in"}}, "", errors);
+  } else {
+    CheckMembers(body, KnownMembers{{"ids"}}, "", errors);
+  }
+  Settlement out;
+  auto ids = body.find("ids");
+  if (ids == body.end() || !ids->is_array() || ids->empty() || ids->size() > kMaxIds) {
+    errors.push_back({"ids", "must be a list of 1 to 1000 message ids"});
+  } else {
+    for (const Json& id : *ids) {
+      const std::optional<int64_t> event_id =
+          id.is_string() ? ParseId(kEventPrefix, id.get_ref<const std::string&>()) : std::nullopt;
+      if (!event_id) {
+        errors.push_back({"ids", "each must be a message id (its webhook-id, evt_...)"});
+        break;
+      }
+      out.event_ids.push_back(*event_id);
+      out.ids.push_back(id.get<std::string>());
+    }
+  }
+  if (nack) {
+    Duration retry_in{0};
+    DurationField(body, "retry_in", /*zero_ok=*/true, kLongestRetryIn,
+                  "must be a duration from 0s to 24h, as \"30s\"", retry_in, errors);
+    if (auto it = body.find("retry_in"); it != body.end() && !it->is_null()) {
+      out.retry_in = retry_in;
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return out;
+}
+
+}  // namespace
+
+Result<Reply> Api::ReadFeed(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, FeedOf(stores_.destinations, req));
+  std::vector<FieldError> errors;
+  const int limit = ParseLimit(req, errors, kDefaultFeedLimit);
+  Duration lease = kDefaultLease;
+  if (auto text = QueryValue(req, "lease")) {
+    auto parsed = ParseDuration(*text);
+    if (!parsed || *parsed < std::chrono::seconds(1) || *parsed > kLongestLease) {
+      errors.push_back({"lease", "must be a duration from 1s to 12h, as \"30s\""});
+    } else {
+      lease = *parsed;
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  const Timestamp now = SystemClock().Now();
+  WEBHOOKD_ASSIGN_OR_RETURN(FeedLease leased, stores_.feeds.LeaseFeed(d.id, limit, lease));
+  Json data = Json::array();
+  for (const ClaimedDelivery& m : leased.messages) data.push_back(MessageJson(m, now));
+  const Timestamp until = leased.messages.empty() ? now + lease : leased.lease_until;
+  return JsonReply(200, {{"data", std::move(data)}, {"lease_until", FormatRfc3339(until)}});
+}
+
+Result<Reply> Api::AckFeed(const ApiRequest& req) { return SettleFeed(req, /*nack=*/false); }
+
+Result<Reply> Api::NackFeed(const ApiRequest& req) { return SettleFeed(req, /*nack=*/true); }
+
+Result<Reply> Api::SettleFeed(const ApiRequest& req, bool nack) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, FeedOf(stores_.destinations, req));
+  WEBHOOKD_ASSIGN_OR_RETURN(Settlement asked, ParseSettlement(req.body, nack));
+  WEBHOOKD_ASSIGN_OR_RETURN(std::vector<FeedMessage> found,
+                            stores_.feeds.FindFeedMessages(d.id, asked.event_ids));
+  const RetryPolicy policy(options_.retry_schedule, options_.retry_jitter);
+  SystemRandom random;
+  const Timestamp now = SystemClock().Now();
+  std::vector<AttemptRecord> records;
+  for (const FeedMessage& m : found) {
+    if (!m.leased) continue;
+    AttemptRecord r;
+    r.delivery_id = m.delivery_id;
+    r.claim_token = m.lease_token;
+    r.destination_id = d.id;
+    r.event_id = m.event_id;
+    r.attempt_number = m.attempt_count + 1;
+    r.started_at = now;
+    r.delivery_created_at = m.created_at;
+    r.clean = true;
+    if (!nack) {
+      r.outcome = Outcome::kSuccess;
+      r.next_status = DeliveryStatus::kSucceeded;
+    } else {
+      r.outcome = Outcome::kRetryable;
+      r.error = "nacked";
+      const Decision next =
+          policy.Next(m.cycle_attempts + 1,
+                      AttemptResult{Outcome::kRetryable, std::nullopt, std::nullopt}, random);
+      if (next.kind == Decision::Kind::kDeadLetter) {
+        r.next_status = DeliveryStatus::kDeadLettered;
+        r.dead_letter_reason = next.reason;
+      } else {
+        r.next_status = DeliveryStatus::kPending;
+        r.wait = asked.retry_in.value_or(next.wait);
+      }
+    }
+    records.push_back(std::move(r));
+  }
+  WEBHOOKD_ASSIGN_OR_RETURN(RecordedOutcomes recorded, stores_.feeds.RecordFeedOutcomes(records));
+  const std::set<int64_t> applied(recorded.applied.begin(), recorded.applied.end());
+  // Expired: queued but not under a running lease now (its lease ended, or it was never
+  // leased). A message no longer queued is finished (acked before, or dead-lettered): it
+  // is neither, so a second ack of the same message changes and reports nothing.
+  std::set<int64_t> settled, queued;
+  for (const FeedMessage& m : found) {
+    queued.insert(m.event_id);
+    if (applied.contains(m.delivery_id)) settled.insert(m.event_id);
+  }
+  Json expired = Json::array();
+  std::set<int64_t> listed;
+  for (size_t i = 0; i < asked.event_ids.size(); ++i) {
+    const int64_t e = asked.event_ids[i];
+    if (queued.contains(e) && !settled.contains(e) && listed.insert(e).second) {
+      expired.push_back(asked.ids[i]);
+    }
+  }
+  Log(LogLevel::kInfo, nack ? "nacked feed messages" : "acked feed messages",
+      {{"destination_id", FormatId(kDestinationPrefix, d.id)},
+       {"count", static_cast<int64_t>(settled.size())}});
+  return JsonReply(200, {{nack ? "nacked" : "acked", static_cast<int64_t>(settled.size())},
+                         {"expired", std::move(expired)}});
+}
+
+}  // namespace webhookd

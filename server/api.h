@@ -96,6 +96,13 @@ struct ApiOptions {
   double retry_jitter = 0.2;
 };
 
+// What an ack or a nack of a feed's messages asks (server/feeds_api.cc).
+struct FeedSettlement {
+  std::vector<int64_t> event_ids;  // the messages' ids are their events'
+  std::vector<std::string> ids;    // as given, for the answer
+  std::optional<Duration> retry_in;
+};
+
 // The REST API, one method per route: parse (server/json_codec.h), make one store call,
 // map the result. Authentication and routing happen before (see HttpServer). The
 // handlers live by resource: destinations_api.cc, events_api.cc (events, deliveries,
@@ -180,8 +187,10 @@ class Api {
   // One host of it: a warning for the answer, or the refusal above.
   Result<std::optional<FieldError>> CheckHost(const std::string& host, const std::string& tenant,
                                               const std::string& field);
-  // An ack or a nack of a feed's messages, recorded as their attempts.
-  Result<Reply> SettleFeed(const ApiRequest& req, bool nack);
+  // An ack or a nack of `found`, the messages of feed `feed` that `asked` names, recorded
+  // as their attempts.
+  Result<Reply> SettleFeed(int64_t feed, const FeedSettlement& asked,
+                           const std::vector<FeedMessage>& found, bool nack);
   // CreateEvent's 202 for a stored event, with its metrics and span.
   Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 

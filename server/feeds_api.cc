@@ -60,13 +60,7 @@ Json MessageJson(const ClaimedDelivery& m, Timestamp now) {
 }
 
 // {"ids": [message ids...]} (and `retry_in` where `nack`): the event ids they name, or 422.
-struct Settlement {
-  std::vector<int64_t> event_ids;
-  std::vector<std::string> ids;  // as given, for the answer
-  std::optional<Duration> retry_in;
-};
-
-Result<Settlement> ParseSettlement(std::string_view text, bool nack) {
+Result<FeedSettlement> ParseSettlement(std::string_view text, bool nack) {
   WEBHOOKD_ASSIGN_OR_RETURN(Json body, ParseJsonBody(text));
   if (!body.is_object()) return Invalid({{"body", "must be a JSON object"}});
   std::vector<FieldError> errors;
@@ -75,7 +69,7 @@ Result<Settlement> ParseSettlement(std::string_view text, bool nack) {
   } else {
     CheckMembers(body, KnownMembers{{"ids"}}, "", errors);
   }
-  Settlement out;
+  FeedSettlement out;
   auto ids = body.find("ids");
   if (ids == body.end() || !ids->is_array() || ids->empty() || ids->size() > kMaxIds) {
     errors.push_back({"ids", "must be a list of 1 to 1000 message ids"});
@@ -127,15 +121,24 @@ Result<Reply> Api::ReadFeed(const ApiRequest& req) {
   return JsonReply(200, {{"data", std::move(data)}, {"lease_until", FormatRfc3339(until)}});
 }
 
-Result<Reply> Api::AckFeed(const ApiRequest& req) { return SettleFeed(req, /*nack=*/false); }
-
-Result<Reply> Api::NackFeed(const ApiRequest& req) { return SettleFeed(req, /*nack=*/true); }
-
-Result<Reply> Api::SettleFeed(const ApiRequest& req, bool nack) {
+Result<Reply> Api::AckFeed(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d, FeedOf(stores_.destinations, req));
-  WEBHOOKD_ASSIGN_OR_RETURN(Settlement asked, ParseSettlement(req.body, nack));
+  WEBHOOKD_ASSIGN_OR_RETURN(FeedSettlement asked, ParseSettlement(req.body, /*nack=*/false));
   WEBHOOKD_ASSIGN_OR_RETURN(std::vector<FeedMessage> found,
                             stores_.feeds.FindFeedMessages(d.id, asked.event_ids));
+  return SettleFeed(d.id, asked, found, /*nack=*/false);
+}
+
+Result<Reply> Api::NackFeed(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, FeedOf(stores_.destinations, req));
+  WEBHOOKD_ASSIGN_OR_RETURN(FeedSettlement asked, ParseSettlement(req.body, /*nack=*/true));
+  WEBHOOKD_ASSIGN_OR_RETURN(std::vector<FeedMessage> found,
+                            stores_.feeds.FindFeedMessages(d.id, asked.event_ids));
+  return SettleFeed(d.id, asked, found, /*nack=*/true);
+}
+
+Result<Reply> Api::SettleFeed(int64_t feed, const FeedSettlement& asked,
+                              const std::vector<FeedMessage>& found, bool nack) {
   const RetryPolicy policy(options_.retry_schedule, options_.retry_jitter);
   SystemRandom random;
   const Timestamp now = SystemClock().Now();
@@ -145,7 +148,7 @@ Result<Reply> Api::SettleFeed(const ApiRequest& req, bool nack) {
     AttemptRecord r;
     r.delivery_id = m.delivery_id;
     r.claim_token = m.lease_token;
-    r.destination_id = d.id;
+    r.destination_id = feed;
     r.event_id = m.event_id;
     r.attempt_number = m.attempt_count + 1;
     r.started_at = now;
@@ -189,7 +192,7 @@ Result<Reply> Api::SettleFeed(const ApiRequest& req, bool nack) {
     }
   }
   Log(LogLevel::kInfo, nack ? "nacked feed messages" : "acked feed messages",
-      {{"destination_id", FormatId(kDestinationPrefix, d.id)},
+      {{"destination_id", FormatId(kDestinationPrefix, feed)},
        {"count", static_cast<int64_t>(settled.size())}});
   return JsonReply(200, {{nack ? "nacked" : "acked", static_cast<int64_t>(settled.size())},
                          {"expired", std::move(expired)}});

@@ -636,10 +636,10 @@ void Dispatcher::ExpireFeedLeases() {
     rec.outcome = Outcome::kRetryable;
     rec.error = "lease expired";
     rec.delivery_created_at = m.created_at;
-    ApplyDecision(policy_.Next(m.cycle_attempts + 1,
-                               AttemptResult{Outcome::kRetryable, std::nullopt, std::nullopt},
-                               random_),
-                  rec);
+    ApplyDecision(
+        policy_.Next(m.cycle_attempts + 1,
+                     AttemptResult{Outcome::kRetryable, std::nullopt, std::nullopt}, random_),
+        rec);
     records.push_back(std::move(rec));
   }
   auto recorded = queue_.RecordOutcomes(records, options_.protection);

@@ -184,7 +184,8 @@ TEST_F(PlatformScalePgTest, PeriodicStatementsCostWhatTheyReturnNotWhatIsStored)
               {null, null, "'dead_lettered'", "51", "'tenant-42'", null}, 400);
   ExpectCheap(
       "events of a day", pg::sql::kListEvents.sql,
-      {null, null, "now() - interval '2 days'", "now() - interval '1 day'", "51", null, null}, 400);
+      {null, null, "now() - interval '2 days'", "now() - interval '1 day'", "51", null, null, null},
+      400);
   ExpectCheap("dead letters of a week", pg::sql::kListDeadLetters.sql,
               {null, null, "now() - interval '7 days'", null, null, "51", null, null}, 400);
 }

@@ -1,17 +1,15 @@
 #include "server/inbound_request_log.h"
 
-#include <utility>
-
 namespace webhookd {
 
-void InboundRequestLog::Record(Entry entry) {
+void InboundRequestLog::Record(const Entry& entry) {
   if (capacity_ == 0) return;
   std::lock_guard lock(mu_);
   if (ring_.size() < capacity_) {
-    ring_.push_back(std::move(entry));
+    ring_.push_back(entry);
     return;
   }
-  ring_[next_] = std::move(entry);
+  ring_[next_] = entry;
   next_ = (next_ + 1) % capacity_;
 }
 

@@ -30,7 +30,7 @@ class InboundRequestLog {
   InboundRequestLog(const InboundRequestLog&) = delete;
   InboundRequestLog& operator=(const InboundRequestLog&) = delete;
 
-  void Record(Entry entry);
+  void Record(const Entry& entry);
   // The latest `limit` entries of one source, newest first.
   std::vector<Entry> Latest(int64_t source_id, size_t limit) const;
 

@@ -3,17 +3,15 @@
 // (server/destinations_api.cc) with the operator's scope, so every rule (the url and
 // broker checks, the private-address rule, the carried credentials, sealing) has one home.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cmd/webhookd/cli.h"
 #include "cmd/webhookd/commands.h"
+#include "cmd/webhookd/route_call.h"
 #include "net/resolver.h"
 #include "server/api.h"
-#include "server/problem.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -36,23 +34,6 @@ Environment: DATABASE_URL, WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS,
 WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_MAX_DESTINATIONS_PER_TENANT,
 WEBHOOKD_ENCRYPTION_KEY.
 )";
-
-// The body argument: the text itself, or stdin for "-".
-std::string BodyOf(const std::string& arg) {
-  if (arg != "-") return arg;
-  return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-}
-
-// Prints the reply (or the refusal) and returns the exit code.
-int Print(const Result<Reply>& reply) {
-  if (!reply) {
-    const Reply problem = ProblemReply(reply.error());
-    std::fprintf(stderr, "%s\n", problem.body.c_str());
-    return 1;
-  }
-  if (!reply->body.empty()) std::printf("%s\n", reply->body.c_str());
-  return 0;
-}
 
 }  // namespace
 
@@ -105,21 +86,21 @@ int Destinations(const std::vector<std::string>& args) {
         req.query.emplace(query, it->second);
       }
     }
-    return Print(api.ListDestinations(req));
+    return PrintReply(api.ListDestinations(req));
   }
   if (sub == "create") {
-    req.body = BodyOf(flags->positional[0]);
-    return Print(api.CreateDestination(req));
+    req.body = BodyArgument(flags->positional[0]);
+    return PrintReply(api.CreateDestination(req));
   }
   req.path_args = {flags->positional[0]};
-  if (sub == "get") return Print(api.GetDestination(req));
+  if (sub == "get") return PrintReply(api.GetDestination(req));
   if (sub == "delete") {
-    const int code = Print(api.DeleteDestination(req));
+    const int code = PrintReply(api.DeleteDestination(req));
     if (code == 0) std::printf("deleted %s\n", flags->positional[0].c_str());
     return code;
   }
-  req.body = BodyOf(flags->positional[1]);
-  return Print(api.UpdateDestination(req));
+  req.body = BodyArgument(flags->positional[1]);
+  return PrintReply(api.UpdateDestination(req));
 }
 
 }  // namespace webhookd::cmd

@@ -2,16 +2,14 @@
 // API from the command line (docs/inbound.md). Each goes through the API's own handler
 // (server/sources_api.cc) with the operator's scope, so every rule has one home.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "cmd/webhookd/cli.h"
 #include "cmd/webhookd/commands.h"
+#include "cmd/webhookd/route_call.h"
 #include "net/resolver.h"
 #include "server/api.h"
-#include "server/problem.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -33,23 +31,6 @@ exits 1.
 Environment: DATABASE_URL, WEBHOOKD_PUBLIC_URL, WEBHOOKD_SECRET_GRACE,
 WEBHOOKD_ENCRYPTION_KEY.
 )";
-
-// The body argument: the text itself, or stdin for "-".
-std::string BodyOf(const std::string& arg) {
-  if (arg != "-") return arg;
-  return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-}
-
-// Prints the reply (or the refusal) and returns the exit code.
-int Print(const Result<Reply>& reply) {
-  if (!reply) {
-    const Reply problem = ProblemReply(reply.error());
-    std::fprintf(stderr, "%s\n", problem.body.c_str());
-    return 1;
-  }
-  if (!reply->body.empty()) std::printf("%s\n", reply->body.c_str());
-  return 0;
-}
 
 }  // namespace
 
@@ -100,21 +81,21 @@ int Sources(const std::vector<std::string>& args) {
         req.query.emplace(query, it->second);
       }
     }
-    return Print(api.ListSources(req));
+    return PrintReply(api.ListSources(req));
   }
   if (sub == "create") {
-    req.body = BodyOf(flags->positional[0]);
-    return Print(api.CreateSource(req));
+    req.body = BodyArgument(flags->positional[0]);
+    return PrintReply(api.CreateSource(req));
   }
   req.path_args = {flags->positional[0]};
-  if (sub == "get") return Print(api.GetSource(req));
+  if (sub == "get") return PrintReply(api.GetSource(req));
   if (sub == "delete") {
-    const int code = Print(api.DeleteSource(req));
+    const int code = PrintReply(api.DeleteSource(req));
     if (code == 0) std::printf("deleted %s\n", flags->positional[0].c_str());
     return code;
   }
-  req.body = BodyOf(flags->positional[1]);
-  return Print(api.RotateSourceSecret(req));
+  req.body = BodyArgument(flags->positional[1]);
+  return PrintReply(api.RotateSourceSecret(req));
 }
 
 }  // namespace webhookd::cmd

@@ -38,25 +38,30 @@ int64_t ToleranceMs(const SourceSettings& settings) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(settings.tolerance).count();
 }
 
+// What create and update both write: the description and the provider's settings.
+NamedParams& SetSettings(NamedParams& params, const Source& source) {
+  const SourceSettings& s = source.settings;
+  return params.Set("description", source.description)
+      .Set("type_prefix", s.type_prefix)
+      .Set("tolerance_ms", ToleranceMs(s))
+      .Set("url", s.url)
+      .Set("hmac_header", s.hmac.header)
+      .Set("hmac_algorithm", HmacAlgorithmName(s.hmac.algorithm))
+      .Set("hmac_encoding", SignatureEncodingName(s.hmac.encoding))
+      .Set("hmac_prefix", s.hmac.prefix)
+      .Set("event_type", s.event_type)
+      .Set("dedupe_header", s.dedupe_header);
+}
+
 }  // namespace
 
 Result<Source> PgSourceStore::CreateSource(const Source& source) {
   return RunOn(pool_, [&](pqxx::connection& c) -> Result<Source> {
     pqxx::work tx(c);
-    const SourceSettings& s = source.settings;
     NamedParams params(sql::kCreateSource);
-    params.Set("tenant_id", source.tenant_id)
-        .Set("provider", InboundProviderName(s.provider))
-        .Set("description", source.description)
-        .Set("type_prefix", s.type_prefix)
-        .Set("tolerance_ms", ToleranceMs(s))
-        .Set("url", s.url)
-        .Set("hmac_header", s.hmac.header)
-        .Set("hmac_algorithm", HmacAlgorithmName(s.hmac.algorithm))
-        .Set("hmac_encoding", SignatureEncodingName(s.hmac.encoding))
-        .Set("hmac_prefix", s.hmac.prefix)
-        .Set("event_type", s.event_type)
-        .Set("dedupe_header", s.dedupe_header)
+    SetSettings(params, source)
+        .Set("tenant_id", source.tenant_id)
+        .Set("provider", InboundProviderName(source.settings.provider))
         .Set("secret", box_.Seal(source.secret));
     Source created = ToSource(Exec(tx, params)[0]);
     tx.commit();
@@ -91,19 +96,8 @@ Result<Source> PgSourceStore::UpdateSource(int64_t id, const SourcePatch& apply,
     if (r.empty()) return NoSource();
     Source source = ToSource(r[0]);
     WEBHOOKD_RETURN_IF_ERROR(apply(source));
-    const SourceSettings& s = source.settings;
     NamedParams params(sql::kUpdateSource);
-    params.Set("id", id)
-        .Set("description", source.description)
-        .Set("type_prefix", s.type_prefix)
-        .Set("tolerance_ms", ToleranceMs(s))
-        .Set("url", s.url)
-        .Set("hmac_header", s.hmac.header)
-        .Set("hmac_algorithm", HmacAlgorithmName(s.hmac.algorithm))
-        .Set("hmac_encoding", SignatureEncodingName(s.hmac.encoding))
-        .Set("hmac_prefix", s.hmac.prefix)
-        .Set("event_type", s.event_type)
-        .Set("dedupe_header", s.dedupe_header);
+    SetSettings(params, source).Set("id", id);
     Source updated = ToSource(Exec(tx, params)[0]);
     tx.commit();
     return updated;

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -20,6 +19,7 @@
 #include "tests/testing/test_database.h"
 #include "tests/testing/wait.h"
 #include "tests/testing/webhookd_process.h"
+#include "tests/trace/node_tools.h"
 
 namespace webhookd::testing::inbound_sdk_e2e_test {
 namespace {
@@ -28,16 +28,6 @@ using Json = nlohmann::json;
 using namespace std::chrono_literals;
 
 const std::string kInboundDir = std::string(WEBHOOKD_SOURCE_DIR) + "/tests/inbound";
-
-std::string FindNode() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = dir + "/node";
-    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 // The SDKs' requests, signed at `now`.
 Json SignedNow(const std::string& node) {
@@ -70,7 +60,7 @@ httplib::Response Send(const WebhookdProcess& webhookd, const std::string& sourc
 }
 
 TEST(InboundSdkE2eTest, EachSdksRequestIsOneEventDeliveredAndItsRedeliveryNone) {
-  const std::string node = FindNode();
+  const std::string node = trace::node::FindNode();
   if (node.empty()) GTEST_SKIP() << "needs node on PATH";
   if (::access((kInboundDir + "/node_modules/stripe").c_str(), R_OK) != 0) {
     GTEST_SKIP() << "needs `npm ci` in tests/inbound";

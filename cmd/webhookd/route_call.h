@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+#include "server/problem.h"
+
+namespace webhookd::cmd {
+
+// What the commands that run the API's own routes (destinations, sources) share.
+
+// A JSON body argument: the text itself, or stdin for "-".
+std::string BodyArgument(const std::string& arg);
+
+// Prints the route's answer on stdout, or its problem on stderr; returns the exit code
+// (0, or 1 for a refusal).
+int PrintReply(const Result<Reply>& reply);
+
+}  // namespace webhookd::cmd

@@ -16,21 +16,21 @@ from harness.config import Config  # noqa: E402
 from harness.env import environment, load_avg  # noqa: E402
 from harness.log import BenchError, log  # noqa: E402
 from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness,  # noqa: E402
-                       fifo, full, ha, ingest, peer, platform, privacy, protection, proxy,
+                       feeds, fifo, full, ha, ingest, peer, platform, privacy, protection, proxy,
                        receivers, retention, soak, sustained, tracing)
 
 # What --only takes, and the scenario that measures it alone.
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
         "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy,
-        "retention": retention, "brokers": brokers, "fifo": fifo}
+        "retention": retention, "brokers": brokers, "fifo": fifo, "feeds": feeds}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
 Usage: scripts/bench [--quick] [--only SECTION] [--profile DIR] [--help]
        (SECTION: catalog, proxy, ha, tracing, receivers, fairness, sustained, delivery,
-        peer, costs, privacy, retention, brokers, fifo; --profile DIR goes with --only
-        costs)
+        peer, costs, privacy, retention, brokers, fifo, feeds; --profile DIR goes with
+        --only costs)
        scripts/bench --soak [MINUTES]
 
 Builds Release into build-bench/ and measures webhookd on loopback against a throw-away
@@ -48,6 +48,7 @@ SIZES = """
   platform       10,000,000  2,000,000 deliveries
   history        2,000,000   100,000 events
   dropped day    1,000,000   100,000 events (two days)
+  feeds waiting  10,000,000  1,000,000 messages
 """
 
 TRAILER = """\
@@ -69,19 +70,20 @@ Environment: WEBHOOKD_SKIP_APT skips the package check; BENCH_LOAD_SECONDS,
 BENCH_DELIVERIES, BENCH_BACKLOG, BENCH_PLATFORM_EVENTS (events of the platform case,
 five deliveries each), BENCH_STEP_SECONDS (a sustained step) and BENCH_COST_EVENTS (the
 costs case's N, default 20,000), BENCH_HISTORY_EVENTS (the privacy case's history) and
-BENCH_PURGE_EVENTS (its purged events, default 100,000) and BENCH_DROP_EVENTS (each
-dropped day of the retention case) override the sizes (for trying the program out).
+BENCH_PURGE_EVENTS (its purged events, default 100,000), BENCH_DROP_EVENTS (each
+dropped day of the retention case) and BENCH_FEED_WAITING (the feeds case's unread
+messages) override the sizes (for trying the program out).
 """
 
 # The figures' help, each scenario's own, in the report's order.
-HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protection, fifo, proxy,
+HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protection, fifo, feeds, proxy,
               receivers, fairness, tracing, platform, costs, privacy, retention, brokers]
 
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
     only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
-                                      costs, privacy, retention, brokers, fifo))
+                                      costs, privacy, retention, brokers, fifo, feeds))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 
 

@@ -43,6 +43,7 @@ RUN_FIGURES = [
     ("idle-*", ["claim_idle_destinations_ratio"]),
     ("fifo-fifo-1", ["fifo_one_key_per_s"]),
     ("fifo-*", ["fifo_keys_ratio"]),
+    ("feed-http-*", ["feed_per_s", "feed_vs_http"]),
     ("proxy-*", ["proxy_ratio"]),
     ("backlog-*", ["backlog_drain_ratio"]),
     ("retention-*", ["retention_ingest_p99_ratio"]),

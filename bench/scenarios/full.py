@@ -2,7 +2,8 @@
 and the report's table in the order the figures are documented."""
 
 from harness.figures import Part
-from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness, fifo, ingest, peer,
+from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness, feeds, fifo, ingest,
+                       peer,
                        platform, privacy, protection, proxy, receivers, retention, sustained,
                        tracing)
 
@@ -17,7 +18,8 @@ FIGURES = [
     "sustained_peer_per_s", "sustained_peer_add_job_per_s", "sustained_peer_add_jobs_per_s",
     "sustained_vs_peer", "e2e_p50_ms", "e2e_p99_ms", "backlog_drain_ratio", "rss_mib",
     "slow_destination_ratio", "protected_ratio", "claim_idle_destinations_ratio",
-    "fifo_keys_ratio", "fifo_one_key_per_s", "proxy_ratio", "tracing_ingest_ratio",
+    "fifo_keys_ratio", "fifo_one_key_per_s", "feed_per_s", "feed_vs_http", "feed_read_p99_ms",
+    "proxy_ratio", "tracing_ingest_ratio",
     "tracing_delivery_ratio", "slow_receivers_per_s", "fairness_p99_ms", "metrics_scrape_ms",
     "stats_ms", "list_p99_ms", *costs.FIGURES, *privacy.FIGURES, *retention.FIGURES,
     *brokers.FIGURES,
@@ -26,7 +28,7 @@ FIGURES = [
 DETAILS = [
     "hello", "ingest", "ingest paced", "tenant alone", "ingest tenants", "schema", "filters",
     "sink", "e2e", "delivery", "peer", "recording peer", "sustained", "sustained peer", "slow",
-    "backlog", "protected", "idle", "fifo", "proxy", "tracing", "receivers", "fairness",
+    "backlog", "protected", "idle", "fifo", "feeds", "proxy", "tracing", "receivers", "fairness",
     "platform", "peak RSS", "costs ingest", "costs drain", *privacy.DETAILS,
     *retention.DETAILS, *brokers.DETAILS,
 ]
@@ -40,7 +42,8 @@ def run(b) -> Part:
     delivery_rate = delivery_part.figures["delivery_per_s"][0]
     peer_part, best_c, version = peer.measure(b, delivery_rate)
     parts += [e2e_part, delivery_part, peer_part, sustained.measure(b, best_c, version)]
-    parts += [protection.measure(b), fifo.measure(b), proxy.measure(b), platform.measure(b)]
+    parts += [protection.measure(b), fifo.measure(b), feeds.measure(b), proxy.measure(b)]
+    parts += [platform.measure(b)]
     # The backlog drains at the default concurrency: over the delivery drain at the same.
     parts += [backlog.measure(b, delivery_part.figures["delivery_c64_per_s"][0], e2e_hwm)]
     parts += [tracing.measure(b), receivers.measure(b), fairness.measure(b), costs.measure(b)]

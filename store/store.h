@@ -10,6 +10,7 @@
 #include "store/feed_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
+#include "store/recovery_store.h"
 #include "store/retention_store.h"
 #include "store/secret_store.h"
 #include "store/source_store.h"
@@ -33,6 +34,7 @@ class Store : public KeyStore,
               public TenantStore,
               public CatalogStore,
               public SourceStore,
-              public FeedStore {};
+              public FeedStore,
+              public RecoveryStore {};
 
 }  // namespace webhookd

@@ -21,6 +21,7 @@ PgStore::PgStore(const std::string& url, Options options)
       operations_(pool_),
       retention_(pool_),
       erasures_(pool_),
+      recoveries_(pool_),
       secrets_(pool_, box_),
       tenants_(pool_),
       catalog_(pool_),

@@ -15,6 +15,7 @@
 #include "store/pg/pg_key_store.h"
 #include "store/pg/pg_operations_store.h"
 #include "store/pg/pg_pool.h"
+#include "store/pg/pg_recovery_store.h"
 #include "store/pg/pg_retention_store.h"
 #include "store/pg/pg_secret_store.h"
 #include "store/pg/pg_source_store.h"
@@ -191,6 +192,17 @@ class PgStore final : public Store {
   Result<ErasureRound> RunErasures(int batch, int max_batches) override {
     return erasures_.RunErasures(batch, max_batches);
   }
+  // RecoveryStore
+  Result<Recovery> RequestRecovery(int64_t destination_id, Timestamp since,
+                                   std::optional<Timestamp> until, const Scope& scope) override {
+    return recoveries_.RequestRecovery(destination_id, since, until, scope);
+  }
+  Result<Recovery> GetRecovery(int64_t id, const Scope& scope) override {
+    return recoveries_.GetRecovery(id, scope);
+  }
+  Result<RecoveryRound> RunRecoveries(const RecoveryPace& pace, int max_pages) override {
+    return recoveries_.RunRecoveries(pace, max_pages);
+  }
   // SecretStore
   Result<CredentialCensus> CountCredentials() override { return secrets_.CountCredentials(); }
   Result<int64_t> ReencryptCredentials() override { return secrets_.ReencryptCredentials(); }
@@ -267,6 +279,7 @@ class PgStore final : public Store {
   PgOperationsStore operations_;
   PgRetentionStore retention_;
   PgErasureStore erasures_;
+  PgRecoveryStore recoveries_;
   PgSecretStore secrets_;
   PgTenantStore tenants_;
   PgCatalogStore catalog_;

@@ -1,0 +1,45 @@
+-- One page of recovery $1 (lock_recovery.sql holds it in this transaction): the next
+-- $6 dead letters of destination $2 after id $5 dead-lettered in [$3, $4) and neither
+-- replayed nor dismissed, replayed as replay_dead_letter_chunk.sql replays (the event
+-- locked and read under the lock; an erased event's dead letter is passed over), and the
+-- recovery's cursor moved past them in the same statement: a page is replayed and
+-- counted once, or not at all. SKIP LOCKED passes over the dead letters a bulk replay or
+-- another recovery is replaying now: they are that one's. The recovery is done when a
+-- page comes back short, or when its destination is deleted.
+WITH page AS (
+  SELECT id, delivery_id FROM dead_letters
+   WHERE destination_id = $2 AND id > $5
+     AND replayed_at IS NULL AND dismissed_at IS NULL
+     AND dead_lettered_at >= $3 AND dead_lettered_at < $4
+     AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = $2 AND t.deleted_at IS NULL)
+   ORDER BY id LIMIT $6
+     FOR UPDATE SKIP LOCKED),
+dl AS (
+  UPDATE dead_letters x SET replayed_at = now()
+    FROM page
+   WHERE x.id = page.id AND x.delivery_id = page.delivery_id
+     AND coalesce((SELECT v.erased_at IS NULL FROM events v WHERE v.id = x.event_id
+                     FOR SHARE), true)
+  RETURNING x.delivery_id),
+r AS (
+  UPDATE deliveries d
+     SET status = 'pending', cycle_attempts = 0, stopped_as = NULL, updated_at = now()
+    FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
+  RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
+q AS (
+  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
+                              created_at)
+  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
+    FROM r JOIN destinations t ON t.id = r.destination_id
+  RETURNING 1),
+seen AS (
+  SELECT count(*) AS n, max(id) AS last FROM page),
+done AS (
+  SELECT (SELECT n FROM seen) < $6 AS yes)
+UPDATE recoveries x
+   SET after_id = coalesce((SELECT last FROM seen), x.after_id),
+       replayed = x.replayed + (SELECT count(*) FROM dl),
+       status = CASE WHEN done.yes THEN 'done' ELSE 'running' END,
+       finished_at = CASE WHEN done.yes THEN now() END
+  FROM done WHERE x.id = $1
+RETURNING (SELECT count(*) FROM dl), done.yes

@@ -27,6 +27,7 @@
 #include "store/feed_store.h"
 #include "store/key_store.h"
 #include "store/operations_store.h"
+#include "store/recovery_store.h"
 #include "store/source_store.h"
 #include "store/tenant_store.h"
 #include "trace/span.h"
@@ -69,7 +70,8 @@ struct ApiStores {
   CatalogStore& catalog;
   ErasureStore& erasures;
   FeedStore& feeds;
-  SourceStore* sources = nullptr;  // null: no inbound sources (their routes answer 404)
+  SourceStore* sources = nullptr;       // null: no inbound sources (their routes answer 404)
+  RecoveryStore* recoveries = nullptr;  // null: no recoveries (their routes answer 404)
 };
 
 // The settings the API reads (from the environment's Config, in serve.cc).
@@ -89,6 +91,9 @@ struct ApiOptions {
   // Called once an erasure is recorded, to start carrying it out now (serve.cc wakes the
   // Purger); empty: it waits for the next round.
   std::function<void()> erasure_requested;
+  // Called once a recovery is recorded, to start its first page now (serve.cc wakes the
+  // Recoverer); empty: it waits for the next round.
+  std::function<void()> recovery_requested;
   int source_rate = 1000;  // WEBHOOKD_SOURCE_RATE
   // WEBHOOKD_RETRY_SCHEDULE and its jitter: a feed's nack follows it (docs/feeds.md).
   std::vector<Duration> retry_schedule = {std::chrono::seconds(30), std::chrono::minutes(2),
@@ -108,7 +113,7 @@ struct FeedSettlement {
 // handlers live by resource: destinations_api.cc, events_api.cc (events, deliveries,
 // attempts), dead_letters_api.cc, admin_api.cc (stats, tenants, portal links),
 // event_types_api.cc (the event catalog and the filter test), sources_api.cc (inbound
-// sources and their ingest address).
+// sources and their ingest address), recoveries_api.cc (a destination's recoveries).
 class Api {
  public:
   // Borrows `stores`' members, `resolver` and `metrics` (which may be null); each must
@@ -144,6 +149,8 @@ class Api {
   Result<Reply> ReplayDeadLetter(const ApiRequest& req);
   Result<Reply> DismissDeadLetter(const ApiRequest& req);
   Result<Reply> ReplayDeadLetters(const ApiRequest& req);
+  Result<Reply> RecoverDestination(const ApiRequest& req);
+  Result<Reply> GetRecovery(const ApiRequest& req);
   Result<Reply> GetStats(const ApiRequest& req);
   Result<Reply> GetStatsSeries(const ApiRequest& req);
 

@@ -105,6 +105,11 @@ constexpr std::array kRoutes = {
               &Api::ReplayDeadLetter, Body::kOptional},
     RouteSpec{"POST", "/v1/admin/dead-letters/{}/dismiss", Role::kAdmin, kTenantOk,
               &Api::DismissDeadLetter, Body::kOptional},
+    // A recovery replays dead letters: who may replay them (an admin, or a tenant's key
+    // for its own destinations), not a publisher.
+    RouteSpec{"POST", "/v1/destinations/{}/recover", Role::kAdmin, kTenantOk,
+              &Api::RecoverDestination, Body::kRequired},
+    RouteSpec{"GET", "/v1/recoveries/{}", Role::kAdmin, kTenantOk, &Api::GetRecovery, Body::kNone},
     RouteSpec{"POST", "/v1/sources", Role::kPublisher, kTenantOk, &Api::CreateSource,
               Body::kRequired},
     RouteSpec{"GET", "/v1/sources", Role::kPublisher, kTenantOk, &Api::ListSources, Body::kNone},

@@ -20,6 +20,7 @@ int Keys(const std::vector<std::string>& args);
 int DeadLetters(const std::vector<std::string>& args);
 int Destinations(const std::vector<std::string>& args);
 int Sources(const std::vector<std::string>& args);
+int Recoveries(const std::vector<std::string>& args);
 int Secrets(const std::vector<std::string>& args);
 int Retention(const std::vector<std::string>& args);
 

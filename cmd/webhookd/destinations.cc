@@ -1,5 +1,5 @@
-// `webhookd destinations list|get|create|update|delete`: the destination routes of the
-// REST API from the command line. Each goes through the API's own handler
+// `webhookd destinations list|get|create|update|delete|recover`: the destination routes of
+// the REST API from the command line. Each goes through the API's own handler
 // (server/destinations_api.cc) with the operator's scope, so every rule (the url and
 // broker checks, the private-address rule, the carried credentials, sealing) has one home.
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include "cmd/webhookd/route_call.h"
 #include "net/resolver.h"
 #include "server/api.h"
+#include "server/json_codec.h"
 
 namespace webhookd::cmd {
 namespace {
@@ -22,6 +23,7 @@ constexpr const char* kDestinationsHelp = R"(Usage:
   webhookd destinations create JSON
   webhookd destinations update ID JSON
   webhookd destinations delete ID
+  webhookd destinations recover ID --since T [--until T] [--wait]
 
 JSON is the body of POST /v1/destinations (create) or PATCH /v1/destinations/{id}
 (update), as docs/api.md describes it; "-" reads it from stdin. A broker destination is
@@ -30,6 +32,13 @@ one whose url is amqp://, nats://, redis:// or kafka:// (docs/brokers.md):
                                  "broker": {"stream": "webhooks"}}'
 The API's answer is printed on stdout as JSON (create prints the signing secret once; a
 credential shows as "set"). A refusal prints the API's problem on stderr and exits 1.
+
+recover replays every dead letter of the destination dead-lettered from --since until
+--until (default: now) and not replayed yet, at the destination's own pace, and prints the
+recovery (GET /v1/recoveries/{id}; `webhookd recoveries get`). The running `webhookd
+server` or `webhookd all` processes carry it out, a page at a time, and resume it after a
+restart; --wait prints its progress on stderr every second and the recovery once done.
+Times are RFC 3339, such as 2026-01-02T03:04:05Z.
 Environment: DATABASE_URL, WEBHOOKD_ALLOW_PRIVATE_DESTINATIONS,
 WEBHOOKD_DESTINATION_MAX_IN_FLIGHT, WEBHOOKD_MAX_DESTINATIONS_PER_TENANT,
 WEBHOOKD_ENCRYPTION_KEY.
@@ -47,17 +56,20 @@ int Destinations(const std::vector<std::string>& args) {
   size_t positional = 0;
   if (sub == "list") {
     positional = 0;
-  } else if (sub == "get" || sub == "delete" || sub == "create") {
+  } else if (sub == "get" || sub == "delete" || sub == "create" || sub == "recover") {
     positional = 1;
   } else if (sub == "update") {
     positional = 2;
   } else {
     return Usage("destinations: unknown subcommand \"" + sub +
-                 "\"; expected list, get, create, update or delete");
+                 "\"; expected list, get, create, update, delete or recover");
   }
   auto flags = ParseFlags(
       {args.begin() + 1, args.end()},
-      sub == "list" ? std::vector<std::string>{"--tenant", "--limit"} : std::vector<std::string>{});
+      sub == "list"      ? std::vector<std::string>{"--tenant", "--limit"}
+      : sub == "recover" ? std::vector<std::string>{"--since", "--until"}
+                         : std::vector<std::string>{},
+      sub == "recover" ? std::vector<std::string>{"--wait"} : std::vector<std::string>{});
   if (!flags) return 2;
   if (flags->positional.size() != positional) {
     return Usage("destinations " + sub + ": expected " +
@@ -76,8 +88,9 @@ int Destinations(const std::vector<std::string>& args) {
   options.destination_max_in_flight = config->destination_max_in_flight;
   options.secret_grace = config->secret_grace;
   options.max_destinations_per_tenant = config->max_destinations_per_tenant;
-  Api api(ApiStores{*store, *store, *store, *store, *store, *store, *store, *store, *store, *store},
-          resolver, options);
+  ApiStores stores{*store, *store, *store, *store, *store, *store, *store, *store, *store, *store};
+  stores.recoveries = store.get();
+  Api api(stores, resolver, options);
 
   ApiRequest req(Scope::All());
   if (sub == "list") {
@@ -94,6 +107,20 @@ int Destinations(const std::vector<std::string>& args) {
   }
   req.path_args = {flags->positional[0]};
   if (sub == "get") return PrintReply(api.GetDestination(req));
+  if (sub == "recover") {
+    if (!flags->values.contains("--since"))
+      return Usage("destinations recover: --since is required");
+    Json body = {{"since", flags->values["--since"]}};
+    if (auto until = flags->values.find("--until"); until != flags->values.end()) {
+      body["until"] = until->second;
+    }
+    req.body = body.dump();
+    auto started = api.RecoverDestination(req);
+    if (!started) return PrintReply(started);
+    const auto id = Json::parse(started->body, nullptr, false);
+    if (id.is_discarded() || !id.contains("id")) return PrintReply(started);
+    return PrintRecovery(api, id["id"].get<std::string>(), flags->values.contains("--wait"));
+  }
   if (sub == "delete") {
     const int code = PrintReply(api.DeleteDestination(req));
     if (code == 0) std::printf("deleted %s\n", flags->positional[0].c_str());

@@ -27,8 +27,11 @@ Commands:
   dead-letters replay (ID | --destination ID | --tenant T | --all)
                       [--since T] [--until T] [--reason R]
   destinations list [--tenant T] [--limit N] | get ID | create JSON | update ID JSON
-               | delete ID
-                          the destination routes of the API (broker destinations too)
+               | delete ID | recover ID --since T [--until T] [--wait]
+                          the destination routes of the API (broker destinations too),
+                          and the replay of its dead letters of a time window
+  recoveries get ID [--wait]
+                          a recovery's progress
   sources list [--tenant T] [--limit N] | get ID | create JSON | rotate ID JSON
           | delete ID
                           the inbound source routes of the API
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
   if (command == "dead-letters") return webhookd::cmd::DeadLetters(args);
   if (command == "destinations") return webhookd::cmd::Destinations(args);
   if (command == "sources") return webhookd::cmd::Sources(args);
+  if (command == "recoveries") return webhookd::cmd::Recoveries(args);
   if (command == "secrets") return webhookd::cmd::Secrets(args);
   if (command == "retention") return webhookd::cmd::Retention(args);
   if (command == "send") return webhookd::cmd::RunSend(args);

@@ -9,7 +9,8 @@
 // one, one and 4); one thread waits for SIGTERM/SIGINT (blocked in every other thread)
 // and stops things in order; one thread stores the bootstrap admin key while the
 // database is not up yet; one thread purges what retention no longer keeps and carries
-// out subjects' erasures (server, all). Name lookups run on short-lived threads: curl's
+// out subjects' erasures (server, all); one thread carries out destinations' recoveries,
+// a page of dead letters at a time (server, all). Name lookups run on short-lived threads: curl's
 // for deliveries, SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination
 // URLs, and another's (64, 8 per tenant, the attempt timeout each) for broker hosts. Each
 // broker transport has a closer thread that joins the connections it closes.
@@ -55,6 +56,7 @@
 #include "worker/kafka_transport.h"
 #include "worker/nats_transport.h"
 #include "worker/purger.h"
+#include "worker/recoverer.h"
 #include "worker/redis_transport.h"
 #include "worker/transport_router.h"
 
@@ -209,7 +211,7 @@ struct ApiPart {
 };
 
 ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing& tracing,
-                Metrics& metrics, Purger* purger) {
+                Metrics& metrics, Purger* purger, Recoverer* recoverer) {
   // webhookd.publish() reads WEBHOOKD_EVENT_TYPES from the database (docs/catalog.md).
   auto mode = store.SetEventTypesMode(config.strict_event_types ? EventTypesMode::kStrict
                                                                 : EventTypesMode::kOpen);
@@ -230,10 +232,11 @@ ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing&
   options.sampler = tracing.sampler();
   options.source_rate = config.source_rate;
   if (purger != nullptr) options.erasure_requested = [purger] { purger->Wake(); };
+  if (recoverer != nullptr) options.recovery_requested = [recoverer] { recoverer->Wake(); };
   ApiPart part;
-  part.rest = std::make_unique<Api>(
-      ApiStores{store, store, store, store, store, store, store, store, store, store, &store},
-      resolver, options, &metrics);
+  part.rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store,
+                                              store, store, store, &store, &store},
+                                    resolver, options, &metrics);
   part.auth = std::make_unique<Authenticator>(store);
   return part;
 }
@@ -471,9 +474,17 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
     purger = std::make_unique<Purger>(store, Purger::Options{config->retention}, &metrics, &store);
     purger->Start();
   }
+  // Destinations' recoveries, in the same processes: one thread, woken by the API when a
+  // recovery is asked for; the store lets one process carry out a recovery at a time.
+  std::unique_ptr<Recoverer> recoverer;
+  if (api) {
+    recoverer = std::make_unique<Recoverer>(store, Recoverer::Options{}, &metrics);
+    recoverer->Start();
+  }
 
   ApiPart rest;
-  if (api) rest = MakeApi(store, resolver, *config, tracing, metrics, purger.get());
+  if (api)
+    rest = MakeApi(store, resolver, *config, tracing, metrics, purger.get(), recoverer.get());
   auto listener = MakeListener(store, rest, *config, mode, open_files, metrics, gauges);
   if (!listener) {
     std::fprintf(stderr, "webhookd: %s\n", listener.error().message.c_str());
@@ -503,6 +514,7 @@ int Serve(const std::vector<std::string>& args, Mode mode) {
   }
   RunUntilStopped(listener->http.get(), deliveries.dispatcher.get(), stop_signals, stopping,
                   bootstrap.get());
+  if (recoverer) recoverer->Stop();
   if (purger) purger->Stop();
   Log(LogLevel::kInfo, "webhookd stopped");
   const KeyStore::Bootstrap refused = bootstrap ? bootstrap->refused() : KeyStore::Bootstrap::kLive;

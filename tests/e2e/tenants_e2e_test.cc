@@ -43,7 +43,7 @@ std::string Snapshot(TestDatabase& db) {
   std::string sql = "SELECT md5(concat_ws('|'";
   for (const char* table :
        {"destinations", "destination_secrets", "events", "deliveries", "attempts", "dead_letters",
-        "api_keys", "idempotency_keys", "event_types"}) {
+        "api_keys", "idempotency_keys", "event_types", "recoveries"}) {
     sql += std::string(", (SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ") + table + " t)";
   }
   return db.Scalar(sql + "))");
@@ -240,6 +240,8 @@ TEST_F(TenantsE2eTest, EveryRouteEveryKeyEveryKindOfId) {
       {"GET", "/v1/deliveries/{}", 'v', false, false},
       {"GET", "/v1/deliveries/{}/attempts", 'v', false, false},
       {"POST", "/v1/admin/dead-letters/{}/replay", 'q', true, true},
+      // Admin and tenant keys, as a replay: a publisher key is 403.
+      {"POST", "/v1/destinations/{}/recover", 'd', true, true, {{"since", "2020-01-01T00:00:00Z"}}},
   };
   const std::vector<Owner> owners = {Owner::kT, Owner::kU, Owner::kNone, Owner::kUnknown};
   std::set<std::string> not_found_bodies_by_route;
@@ -412,7 +414,7 @@ TEST_F(TenantsE2eTest, EveryRouteEveryKeyEveryKindOfId) {
   EXPECT_EQ(unreplayed("tenant_id IS DISTINCT FROM 'T'"), others_before);
 
   std::printf(
-      "tenants matrix: %d cells (9 id routes x 6 keys x 4 kinds of id, 4 lists x 6 keys "
+      "tenants matrix: %d cells (10 id routes x 6 keys x 4 kinds of id, 4 lists x 6 keys "
       "x 3 filters, 5 routes tenant keys may not use x 6 keys, create x 6, bulk replay)\n",
       cells_);
 }

@@ -12,6 +12,7 @@ Ninja has no record of gets no key and is always analysed.
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -39,8 +40,9 @@ def main():
         elif current is not None:
             deps[current].append(line.strip())
     # Paths under the checkout are hashed relative to it: another clone of the same tree
-    # finds the same keys.
+    # finds the same keys. (The checkout itself is an include directory, -I/path/to/it.)
     root = os.getcwd() + os.sep
+    top = re.compile(re.escape(os.getcwd()) + r"(?=[/\s\"']|$)")
     digests = {}
 
     def digest(path):
@@ -62,7 +64,7 @@ def main():
             continue
         h = hashlib.sha256()
         h.update(salt.encode())
-        h.update(entry["command"].replace(root, "<root>/").encode())
+        h.update(top.sub("<root>", entry["command"]).encode())
         for dep in sorted(deps[output]):
             full = os.path.normpath(os.path.join(build, dep))
             h.update(full.replace(root, "<root>/").encode() + b"\0" + digest(full).encode() + b"\n")

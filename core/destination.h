@@ -36,6 +36,11 @@ enum class OnDeadLetter { kContinue, kBlock };
 std::string_view OnDeadLetterName(OnDeadLetter on_dead_letter);
 std::optional<OnDeadLetter> ParseOnDeadLetter(std::string_view name);
 
+// What becomes of a push destination's delivery that would be dead-lettered
+// (docs/feeds.md, "Fallback"): a dead letter, or a message of the destination's own feed.
+// The API shows kDeadLetter as null.
+enum class Fallback { kDeadLetter, kFeed };
+
 // How a destination is doing, as the API shows it (the rules that change it run in SQL:
 // see docs/architecture.md, "Receiver protection").
 struct DestinationHealth {
@@ -78,6 +83,7 @@ struct Destination {
   std::optional<int> rate_limit;     // attempts started per second; nullopt: no limit
   Ordering ordering = Ordering::kNone;
   OnDeadLetter on_dead_letter = OnDeadLetter::kContinue;
+  Fallback fallback = Fallback::kDeadLetter;  // never kFeed on a feed: (it is read already)
   // A SQL/JSON path predicate on the payload; only events it is true for are delivered
   // (docs/filters.md). nullopt: every event of its types.
   std::optional<std::string> filter = std::nullopt;
@@ -112,6 +118,7 @@ struct DestinationFields {
   std::optional<std::optional<int>> rate_limit;  // set to nullopt: no limit
   std::optional<Ordering> ordering;
   std::optional<OnDeadLetter> on_dead_letter;
+  std::optional<Fallback> fallback;
   std::optional<std::optional<std::string>> filter = std::nullopt;    // set to nullopt: none
   std::optional<std::optional<DestinationTls>> tls = std::nullopt;    // set to nullopt: none
   std::optional<std::optional<DestinationAuth>> auth = std::nullopt;  // set to nullopt: none

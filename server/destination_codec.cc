@@ -259,6 +259,18 @@ void ParseOnDeadLetterMember(const Json& value, DestinationFields& out,
   }
 }
 
+// "feed", or null: dead letters, as a destination does without the member.
+void ParseFallbackMember(const Json& value, DestinationFields& out,
+                         std::vector<FieldError>& errors) {
+  if (value.is_null()) {
+    out.fallback = Fallback::kDeadLetter;
+  } else if (value.is_string() && value.get_ref<const std::string&>() == "feed") {
+    out.fallback = Fallback::kFeed;
+  } else {
+    errors.push_back({"fallback", "must be \"feed\" or null"});
+  }
+}
+
 // Its rule (syntax, cost, a predicate) runs in PostgreSQL when it is stored.
 void ParseFilter(const Json& value, DestinationFields& out, std::vector<FieldError>& errors) {
   if (value.is_null()) {
@@ -283,6 +295,7 @@ constexpr MemberRule kMemberRules[] = {
     {"max_in_flight", false, false, ParseMaxInFlight},
     {"ordering", true, false, ParseOrderingMember},
     {"on_dead_letter", true, false, ParseOnDeadLetterMember},
+    {"fallback", false, false, ParseFallbackMember},
     {"filter", false, false, ParseFilter},
     {"tls", false, false, ParseTls},
     {"auth", false, false, ParseAuth},
@@ -320,8 +333,8 @@ Result<DestinationFields> ParseDestinationFields(const Json& body, bool creating
   // warnings of a write's answer, so that an answer can be sent back as it came.
   CheckMembers(body,
                {{"url", "description", "event_types", "secret", "headers", "enabled", "tenant_id",
-                 "max_in_flight", "rate_limit", "ordering", "on_dead_letter", "filter", "tls",
-                 "auth", "broker"},
+                 "max_in_flight", "rate_limit", "ordering", "on_dead_letter", "fallback", "filter",
+                 "tls", "auth", "broker"},
                 {"id", "disabled_reason", "health", "created_at", "updated_at", "warnings"}},
                "", errors);
   for (const MemberRule& rule : kMemberRules) {
@@ -377,6 +390,7 @@ Json DestinationJson(const Destination& d, int default_max_in_flight, bool with_
             {"rate_limit", OrNull(d.rate_limit)},
             {"ordering", OrderingName(d.ordering)},
             {"on_dead_letter", OnDeadLetterName(d.on_dead_letter)},
+            {"fallback", d.fallback == Fallback::kFeed ? Json("feed") : Json(nullptr)},
             {"filter", OrNull(d.filter)},
             {"tls", TlsJson(d.tls)},
             {"auth", AuthJson(d.auth)},

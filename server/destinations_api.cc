@@ -32,6 +32,16 @@ Result<void> CheckBroker(const std::string& url, const std::optional<BrokerSetti
   return {};
 }
 
+// A feed is read already: only a destination pushed to falls back to its feed.
+Result<void> CheckFallback(const std::string& url, Fallback fallback) {
+  if (fallback == Fallback::kFeed && TransportOfUrl(url) == Transport::kFeed) {
+    return Invalid({{"fallback",
+                     "is for a destination that is pushed to: a feed: destination "
+                     "is read already"}});
+  }
+  return {};
+}
+
 // PEM that parses and a key that matches its certificate, or 422 naming the field.
 Result<void> CheckTls(const DestinationTls& tls) {
   auto checked = CheckTlsSettings(tls.client_certificate, tls.client_key, tls.ca_certificate);
@@ -75,6 +85,8 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
     }
   }
   WEBHOOKD_RETURN_IF_ERROR(CheckBroker(*fields.url, fields.broker.value_or(std::nullopt)));
+  WEBHOOKD_RETURN_IF_ERROR(
+      CheckFallback(*fields.url, fields.fallback.value_or(Fallback::kDeadLetter)));
   Destination d;
   // A tenant key makes its own tenant's destinations, whatever the body says.
   d.tenant_id = req.scope.tenant_id ? req.scope.tenant_id : fields.tenant_id.value_or(std::nullopt);
@@ -88,6 +100,7 @@ Result<Reply> Api::CreateDestination(const ApiRequest& req) {
   d.rate_limit = fields.rate_limit.value_or(std::nullopt);
   d.ordering = fields.ordering.value_or(Ordering::kNone);
   d.on_dead_letter = fields.on_dead_letter.value_or(OnDeadLetter::kContinue);
+  d.fallback = fields.fallback.value_or(Fallback::kDeadLetter);
   d.filter = fields.filter.value_or(std::nullopt);
   d.tls = fields.tls.value_or(std::nullopt);
   d.auth = fields.auth.value_or(std::nullopt);
@@ -183,6 +196,8 @@ Result<Reply> Api::UpdateDestination(const ApiRequest& req) {
       }
     }
     WEBHOOKD_RETURN_IF_ERROR(CheckBroker(fields.url.value_or(stored.url), broker));
+    WEBHOOKD_RETURN_IF_ERROR(
+        CheckFallback(fields.url.value_or(stored.url), fields.fallback.value_or(stored.fallback)));
     std::vector<FieldError> carried = CarriedCredentials(stored, fields);
     if (!carried.empty()) return Invalid(std::move(carried));
     return {};

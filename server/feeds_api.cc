@@ -26,13 +26,15 @@ constexpr size_t kMaxIds = 1000;
 constexpr Duration kLongestRetryIn = RetryPolicy::kMaxRetryAfter;
 
 // The destination of the route when it is a feed the caller may read: another tenant's is
-// unknown (404), a push destination's messages are not for reading (409).
+// unknown (404), a push destination's messages are not for reading (409) unless it falls
+// back to its feed.
 Result<Destination> FeedOf(DestinationStore& destinations, const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(int64_t id, PathId(req, kDestinationPrefix, "destination"));
   WEBHOOKD_ASSIGN_OR_RETURN(Destination d, destinations.GetDestination(id, req.scope));
-  if (TransportOfUrl(d.url) != Transport::kFeed) {
+  if (TransportOfUrl(d.url) != Transport::kFeed && d.fallback != Fallback::kFeed) {
     return Fail(ErrorKind::kConflict,
-                "this destination is pushed to: only a destination whose url is feed: is read");
+                "this destination is pushed to: only a destination whose url is feed:, or "
+                "whose fallback is feed, is read");
   }
   return d;
 }
@@ -166,6 +168,8 @@ Result<Reply> Api::SettleFeed(int64_t feed, const FeedSettlement& asked,
       if (next.kind == Decision::Kind::kDeadLetter) {
         r.next_status = DeliveryStatus::kDeadLettered;
         r.dead_letter_reason = next.reason;
+        // Where the destination falls back to its feed, the message waits there instead.
+        r.wait = asked.retry_in.value_or(Duration{0});
       } else {
         r.next_status = DeliveryStatus::kPending;
         r.wait = asked.retry_in.value_or(next.wait);

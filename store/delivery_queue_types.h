@@ -100,8 +100,11 @@ struct ProtectionSettings {
 // What writing a batch of outcomes did.
 struct RecordedOutcomes {
   std::vector<int64_t> applied;  // the delivery ids whose records were applied
-  int circuits_opened = 0;       // closed or half-open -> open
-  int circuits_closed = 0;       // half-open -> closed
+  // Those of them that would have been dead-lettered and were put in their destination's
+  // feed instead (docs/feeds.md, "Fallback"): still pending.
+  std::vector<int64_t> fallen;
+  int circuits_opened = 0;  // closed or half-open -> open
+  int circuits_closed = 0;  // half-open -> closed
 };
 
 struct ReleasedClaim {

@@ -536,6 +536,7 @@ Result<RecordedOutcomes> Dispatcher::WriteOutcomes(std::span<const AttemptRecord
       continue;
     }
     all.applied.insert(all.applied.end(), one->applied.begin(), one->applied.end());
+    all.fallen.insert(all.fallen.end(), one->fallen.begin(), one->fallen.end());
     all.circuits_opened += one->circuits_opened;
     all.circuits_closed += one->circuits_closed;
   }
@@ -594,10 +595,21 @@ void Dispatcher::RecordLoop() {
     }
     // Stale records (a lost lease) changed nothing and are not counted.
     const std::unordered_set<int64_t> applied(written->applied.begin(), written->applied.end());
+    const std::unordered_set<int64_t> fallen(written->fallen.begin(), written->fallen.end());
     const Timestamp now = clock_.Now();
     bool retries = false;
-    for (const AttemptRecord& r : batch) {
+    for (AttemptRecord& r : batch) {
       if (!applied.contains(r.delivery_id)) continue;
+      if (fallen.contains(r.delivery_id)) {
+        // Put in its destination's feed instead (docs/feeds.md, "Fallback"): pending, not
+        // a dead letter, and counted as such.
+        Log(LogLevel::kInfo, "put in the destination's feed instead of the dead letters",
+            {{"delivery_id", FormatId(kDeliveryPrefix, r.delivery_id)},
+             {"destination_id", FormatId(kDestinationPrefix, r.destination_id)},
+             {"attempt", r.attempt_number}});
+        r.next_status = DeliveryStatus::kPending;
+        r.dead_letter_reason.reset();
+      }
       retries = retries || r.next_status == DeliveryStatus::kPending;
       Observe(r, now);
       if (r.next_status == DeliveryStatus::kDeadLettered) {
@@ -648,10 +660,14 @@ void Dispatcher::ExpireFeedLeases() {
         {{"error", recorded.error().message}});
     return;
   }
-  for (const AttemptRecord& r : records) {
-    if (std::ranges::find(recorded->applied, r.delivery_id) != recorded->applied.end()) {
-      Observe(r, now);
+  for (AttemptRecord& r : records) {
+    if (std::ranges::find(recorded->applied, r.delivery_id) == recorded->applied.end()) continue;
+    // A message of a destination that falls back to its feed stays there: no dead letter.
+    if (std::ranges::find(recorded->fallen, r.delivery_id) != recorded->fallen.end()) {
+      r.next_status = DeliveryStatus::kPending;
+      r.dead_letter_reason.reset();
     }
+    Observe(r, now);
   }
   Log(LogLevel::kInfo, "feed leases ended without an ack",
       {{"count", static_cast<int64_t>(recorded->applied.size())}});

@@ -12,12 +12,17 @@
 namespace webhookd::pg {
 namespace {
 
+// A claim's token is never negative and a feed's lease token always is: on a destination
+// that falls back to its feed (docs/feeds.md, "Fallback") both kinds are out at once, and
+// the sweepers and the outcome statement tell a consumer's lease from a worker's by it.
 int64_t NewClaimToken() {
-  const std::string bytes = SecureRandomBytes(sizeof(int64_t));
-  int64_t token = 0;
-  std::memcpy(&token, bytes.data(), sizeof(token));
-  return token;
+  const std::string bytes = SecureRandomBytes(sizeof(uint64_t));
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes.data(), sizeof(bits));
+  return static_cast<int64_t>(bits >> 1);
 }
+
+int64_t NewLeaseToken() { return -1 - NewClaimToken(); }
 
 class PgWakeupListener final : public WakeupListener {
  public:
@@ -130,6 +135,7 @@ Result<RecordedOutcomes> PgDeliveryQueue::RecordOutcomes(std::span<const Attempt
   auto more = RecordWithProtection(rest, protection);
   if (!more) return more;
   done->applied.insert(done->applied.end(), more->applied.begin(), more->applied.end());
+  done->fallen.insert(done->fallen.end(), more->fallen.begin(), more->fallen.end());
   done->circuits_opened += more->circuits_opened;
   done->circuits_closed += more->circuits_closed;
   return done;
@@ -226,7 +232,11 @@ Result<RecordedOutcomes> PgDeliveryQueue::RecordWithProtection(
     recorded.applied.reserve(r.size());
     for (const auto& row : r) {
       if (!row[0].is_null()) {
-        recorded.applied.push_back(row[0].as<int64_t>());
+        if (row[1].is_null()) {
+          recorded.applied.push_back(row[0].as<int64_t>());
+        } else {
+          recorded.fallen.push_back(row[0].as<int64_t>());
+        }
       } else if (std::string_view(row[1].c_str()) == "open") {
         ++recorded.circuits_opened;
       } else if (std::string_view(row[1].c_str()) == "closed") {
@@ -256,7 +266,7 @@ Result<int> PgDeliveryQueue::ReleaseClaims(std::span<const ReleasedClaim> claims
 Result<FeedLease> PgDeliveryQueue::LeaseFeed(int64_t destination_id, int limit, Duration lease) {
   return RunOn(pool_, [&](pqxx::connection& c) -> Result<FeedLease> {
     pqxx::nontransaction tx(c);  // one statement: committed by the server, never left open
-    const int64_t token = NewClaimToken();
+    const int64_t token = NewLeaseToken();
     auto rows = Exec(tx, sql::kLeaseFeed,
                      Params()
                          .Add(destination_id)

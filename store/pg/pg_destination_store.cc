@@ -7,6 +7,11 @@
 namespace webhookd::pg {
 namespace {
 
+// The column's value: NULL dead-letters.
+std::optional<std::string> FallbackValue(Fallback fallback) {
+  return fallback == Fallback::kFeed ? std::optional<std::string>("feed") : std::nullopt;
+}
+
 // One answer for an unknown destination and for one outside the caller's scope, so an
 // answer never tells another tenant's ids from ids that do not exist.
 std::unexpected<Error> NoDestination() {
@@ -95,7 +100,8 @@ Result<Destination> PgDestinationStore::CreateDestination(const Destination& d,
         .Set("auth_scope", sealed.auth ? sealed.auth->scope : std::nullopt)
         .Set("broker", sealed.broker ? std::optional(BrokerJson(*sealed.broker)) : std::nullopt)
         .Set("broker_username", sealed.broker ? sealed.broker->username : std::nullopt)
-        .Set("broker_password", sealed.broker ? sealed.broker->password : std::nullopt);
+        .Set("broker_password", sealed.broker ? sealed.broker->password : std::nullopt)
+        .Set("fallback", FallbackValue(d.fallback));
     auto r = Exec(tx, params);
     tx.commit();
     return Opened(ToDestination(r[0]));
@@ -203,6 +209,8 @@ Result<Destination> PgDestinationStore::UpdateDestination(int64_t id, const Dest
     params.Set("broker", broker ? std::optional(BrokerJson(*broker)) : std::nullopt)
         .Set("broker_username", broker ? sealed_credential(broker->username) : std::nullopt)
         .Set("broker_password", broker ? sealed_credential(broker->password) : std::nullopt);
+    params.Set("fallback_given", f.fallback.has_value());
+    params.Set("fallback", FallbackValue(f.fallback.value_or(Fallback::kDeadLetter)));
     auto r = Exec(tx, params);
     if (r.empty()) {
       // Nothing matched: an unknown id (or one outside the scope), or a patch naming

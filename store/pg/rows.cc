@@ -53,6 +53,7 @@ Destination ToDestination(const pqxx::row& r) {
     d.broker = ParseBroker(nlohmann::json::parse(r[28].c_str()), ToOptionalString(r[29]),
                            ToOptionalString(r[30]));
   }
+  d.fallback = r[31].is_null() ? Fallback::kDeadLetter : Fallback::kFeed;
   return d;
 }
 

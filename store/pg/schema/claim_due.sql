@@ -61,8 +61,11 @@ BEGIN
     SELECT t.id, coalesce(b.n, 0) AS busy,
            least(coalesce(t.effective_max_in_flight, t.max_in_flight, default_cap),
                  coalesce(t.max_in_flight, default_cap)) AS cap,
+           -- One that falls back to its feed (docs/feeds.md, "Fallback") records no skips:
+           -- its due deliveries wait for the probe, readable from its feed meanwhile.
            CASE WHEN t.circuit = 'closed' THEN 'send'
-                WHEN t.circuit = 'open' AND t.next_probe_at > now() THEN 'skip'
+                WHEN t.circuit = 'open' AND t.next_probe_at > now()
+                THEN CASE WHEN t.fallback IS NULL THEN 'skip' END
                 WHEN coalesce(b.n, 0) = 0 THEN 'probe' END AS mode,
            t.ordering = 'fifo' AS fifo, t.on_dead_letter = 'block' AS block,
            CASE WHEN t.rate_limit IS NULL THEN NULL
@@ -134,7 +137,12 @@ BEGIN
      -- a pending row deletes it (a cancel: the row is passed over) or leaves it pending.
      -- A condition on claim_token here let the planner, on a queue never analyzed, read
      -- the whole due index instead of probing the primary key.
-     WHERE q.id = p.id AND d.id = q.id AND e.id = d.event_id AND t.id = q.destination_id
+     -- A feed's read (store/pg/sql/lease_feed.sql) is the one writer that may lease a row
+     -- of a destination that falls back to its feed meanwhile: the row, read again once
+     -- the read's lock is gone, is then passed over. num_nulls() says "not leased" in a
+     -- way no index predicate matches, so the plan stays the primary key's.
+     WHERE q.id = p.id AND num_nulls(q.claim_token) = 1
+       AND d.id = q.id AND e.id = d.event_id AND t.id = q.destination_id
     RETURNING q.id, d.event_id, e.type, e.payload, e.created_at, q.destination_id, t.url,
               -- Every secret that signs: the current one, then those still in their
               -- grace period, newest first, space-separated (a secret has no spaces).
@@ -212,6 +220,9 @@ BEGIN
     SELECT v.id, v.hints,
            CASE WHEN t.id IS NULL OR NOT t.enabled OR t.deleted_at IS NOT NULL
                   OR t.url = 'feed:' THEN NULL
+                -- Nothing of it is claimed before its probe.
+                WHEN t.fallback IS NOT NULL AND t.circuit = 'open' AND t.next_probe_at > now()
+                THEN t.next_probe_at
                 WHEN o.id IS NULL OR coalesce(c.n, 0) >= o.want
                 THEN now()
                 WHEN t.ordering <> 'fifo'

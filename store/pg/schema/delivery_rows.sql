@@ -2,7 +2,8 @@
 -- every statement that answers deliveries (get_delivery, event_deliveries,
 -- list_deliveries, list_deliveries_of_status). The history row holds what happened; an
 -- unfinished delivery's queue row (migrations/0035_delivery_queue.sql) when it is due
--- and whether it is in flight. A plain view is pulled up into the statement that reads
+-- (one in its destination's feed instead of dead letters: when the feed hands it out,
+-- migrations/0042_feed_fallback.sql) and whether it is in flight. A plain view is pulled up into the statement that reads
 -- it, so each statement keeps its own index and plan, with one key probe of the queue
 -- per row.
 CREATE OR REPLACE VIEW webhookd.delivery_rows AS
@@ -14,7 +15,7 @@ CREATE OR REPLACE VIEW webhookd.delivery_rows AS
             ELSE d.status
         END AS status,
     d.attempt_count,
-    q.next_attempt_at,
+    COALESCE(q.feed_at, q.next_attempt_at) AS next_attempt_at,
     d.last_attempt_at,
     d.last_status_code,
     d.last_error,

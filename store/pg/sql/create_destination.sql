@@ -24,14 +24,15 @@
 --            HTTP destination)
 -- @param $21 broker_username sealed
 -- @param $22 broker_password sealed
+-- @param $23 fallback 'feed', or NULL: dead letters (docs/feeds.md)
 INSERT INTO destinations (url, description, event_types, secret, headers, enabled, max_in_flight,
                           tenant_id, rate_limit, disabled_reason, ordering, on_dead_letter, filter,
                           tls_client_certificate, tls_client_key, tls_ca_certificate,
                           auth_token_url, auth_client_id, auth_client_secret, auth_scope,
-                          broker, broker_username, broker_password)
+                          broker, broker_username, broker_password, fallback)
 VALUES ($1, $2, $3::text[], $4, $5::jsonb, $6, $7::int, $8, $9::int,
         CASE WHEN $6::boolean THEN NULL ELSE 'manual' END, $10, $11, $12, $13, $14, $15, $16,
-        $17, $18, $19, $20::jsonb, $21, $22)
+        $17, $18, $19, $20::jsonb, $21, $22, $23)
 RETURNING id, url, description, to_json(event_types)::text, secret, headers::text, enabled,
           max_in_flight, created_at, updated_at, tenant_id, rate_limit, disabled_reason,
           -- from next_probe_at on, an open circuit lets its probe through: half-open
@@ -39,4 +40,4 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
        ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
        tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope,
-       broker::text, broker_username, broker_password
+       broker::text, broker_username, broker_password, fallback

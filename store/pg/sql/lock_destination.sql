@@ -7,7 +7,7 @@ SELECT id, url, description, to_json(event_types)::text, secret, headers::text, 
        consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
        ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
        tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope,
-       broker::text, broker_username, broker_password
+       broker::text, broker_username, broker_password, fallback
   FROM destinations
  WHERE id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR tenant_id = $2)
    FOR UPDATE

@@ -39,7 +39,8 @@
 -- @param $21 wakeup_channel
 -- @param $22 jitters one uniform draw in [0, 1) per record, from the worker's random
 --            source, that jitters a probe time its record sets
--- Returns the applied delivery ids (circuit NULL), then one row per circuit transition
+-- Returns the applied delivery ids (circuit NULL), then those of them put in their
+-- destination's feed instead of dead letters (circuit 'fallen'), then one row per circuit transition
 -- (id NULL, circuit 'open' or 'closed'), then 'notified' when operational events were
 -- fanned out.
 WITH u AS (
@@ -50,17 +51,35 @@ WITH u AS (
                   WITH ORDINALITY
     AS u(id, token, attempt_number, started_at, duration_ms, status_code, error, body,
          outcome, next_status, wait_us, reason, disable, probe, jitter, ord)),
+-- A destination that falls back to its feed (docs/feeds.md, "Fallback") dead-letters
+-- nothing: a delivery that would be stays queued, pending, for its feed alone
+-- (migrations/0042_feed_fallback.sql: next_attempt_at 'infinity', feed_at when the feed
+-- may hand it out), and one already there stays there, whatever its outcome but an ack.
 retried AS (
   UPDATE delivery_queue q
-     SET next_attempt_at = now() + u.wait_us * interval '1 microsecond', lease_until = NULL,
-         claim_token = NULL
+     SET next_attempt_at = CASE WHEN u.next_status = 'pending' AND q.feed_at IS NULL
+                                THEN now() + u.wait_us * interval '1 microsecond'
+                                ELSE 'infinity' END,
+         feed_at = CASE WHEN u.next_status <> 'pending' OR q.feed_at IS NOT NULL
+                        THEN now() + u.wait_us * interval '1 microsecond' END,
+         lease_until = NULL, claim_token = NULL
     FROM u
-   WHERE q.id = u.id AND q.claim_token = u.token AND u.next_status = 'pending'
-  RETURNING u.*),
+   WHERE q.id = u.id AND q.claim_token = u.token
+     AND (u.next_status = 'pending'
+          OR (u.next_status = 'dead_lettered'
+              AND EXISTS (SELECT 1 FROM destinations t
+                           WHERE t.id = q.destination_id AND t.fallback = 'feed')))
+  RETURNING u.id, u.token, u.attempt_number, u.started_at, u.duration_ms, u.status_code,
+            u.error, u.body, u.outcome, 'pending'::text AS next_status, u.wait_us,
+            NULL::text AS reason, u.disable, u.probe, u.jitter, u.ord,
+            u.next_status <> 'pending' AS fell),
 ended AS (
   DELETE FROM delivery_queue q USING u
    WHERE q.id = u.id AND q.claim_token = u.token AND u.next_status <> 'pending'
-  RETURNING u.*),
+     AND NOT (u.next_status = 'dead_lettered'
+              AND EXISTS (SELECT 1 FROM destinations t
+                           WHERE t.id = q.destination_id AND t.fallback = 'feed'))
+  RETURNING u.*, false AS fell),
 upd AS (
   UPDATE deliveries d
      SET status = x.next_status, attempt_count = x.attempt_number,
@@ -70,7 +89,7 @@ upd AS (
                            THEN x.next_status END
     FROM (SELECT * FROM retried UNION ALL SELECT * FROM ended) x
    WHERE d.id = x.id
-  RETURNING d.id, d.event_id, d.destination_id, d.kept, x.attempt_number, x.started_at,
+  RETURNING d.id, d.event_id, d.destination_id, d.kept, x.token, x.attempt_number, x.started_at,
             x.duration_ms, x.status_code, x.error, x.body, x.outcome, x.next_status,
             x.reason, x.disable, x.probe, x.jitter, x.ord),
 -- An attempt and a dead letter go where their delivery is: its day, or kept past it
@@ -89,7 +108,9 @@ dl AS (
   RETURNING id, delivery_id, event_id, destination_id, tenant_id, reason),
 -- Protection: the applied outcomes per destination, in the order the worker wrote them.
 -- A failure counts toward the circuit (retryable, not 429); a failed attempt (any but a
--- success or a skip) starts failing_since; 429 and 503 throttle the cap.
+-- success or a skip) starts failing_since; 429 and 503 throttle the cap. A feed's
+-- outcome (a lease token is negative: store/pg/pg_delivery_queue.cc) is a consumer's, not
+-- the receiver's, and changes none of it.
 seen AS (
   SELECT a.destination_id AS dst, a.ord, a.outcome, a.status_code, a.started_at, a.probe,
          a.jitter,
@@ -98,7 +119,7 @@ seen AS (
          a.outcome = 'retryable' AND a.status_code IS DISTINCT FROM 429 AS failure,
          a.outcome IN ('retryable', 'permanent') AS failed,
          coalesce(a.status_code IN (429, 503), false) AS throttle
-    FROM upd a),
+    FROM upd a WHERE a.token >= 0),
 marked AS (
   SELECT s.*, max(s.ord) FILTER (WHERE s.ok) OVER (PARTITION BY s.dst) AS last_ok
     FROM seen s),
@@ -245,6 +266,8 @@ op_deliveries AS (
 woken AS (
   SELECT pg_notify($21, '') FROM (SELECT 1 FROM op_deliveries LIMIT 1) x)
 SELECT id, NULL::text AS circuit FROM upd
+UNION ALL
+SELECT id, 'fallen' FROM retried WHERE fell
 UNION ALL
 SELECT NULL, s.new_circuit FROM timed s WHERE s.opened OR s.reopened OR s.recovered
 UNION ALL

@@ -36,6 +36,8 @@
 -- @param $30 broker the settings that are not credentials, a JSON object
 -- @param $31 broker_username sealed, or "set" to keep the one stored
 -- @param $32 broker_password sealed, or "set" to keep the one stored
+-- @param $33 fallback_given
+-- @param $34 fallback 'feed', or NULL: dead letters
 UPDATE destinations
    SET url = coalesce($2, url), description = coalesce($3, description),
        event_types = CASE WHEN $4::boolean THEN $5::text[] ELSE event_types END,
@@ -63,6 +65,7 @@ UPDATE destinations
                               WHEN $31::text = 'set' THEN broker_username ELSE $31::text END,
        broker_password = CASE WHEN NOT $29::boolean THEN broker_password
                               WHEN $32::text = 'set' THEN broker_password ELSE $32::text END,
+       fallback = CASE WHEN $33::boolean THEN $34::text ELSE fallback END,
        disabled_reason = CASE $8::boolean WHEN false THEN 'manual' WHEN true THEN NULL
                          ELSE disabled_reason END,
        circuit = CASE WHEN $8::boolean THEN 'closed' ELSE circuit END,
@@ -83,4 +86,4 @@ RETURNING id, url, description, to_json(event_types)::text, secret, headers::tex
           consecutive_failures, failing_since, next_probe_at, effective_max_in_flight,
        ordering, on_dead_letter, filter, tls_client_certificate, tls_client_key,
        tls_ca_certificate, auth_token_url, auth_client_id, auth_client_secret, auth_scope,
-       broker::text, broker_username, broker_password
+       broker::text, broker_username, broker_password, fallback

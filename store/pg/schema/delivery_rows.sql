@@ -3,7 +3,7 @@
 -- list_deliveries, list_deliveries_of_status). The history row holds what happened; an
 -- unfinished delivery's queue row (migrations/0035_delivery_queue.sql) when it is due
 -- (one in its destination's feed instead of dead letters: when the feed hands it out,
--- migrations/0042_feed_fallback.sql) and whether it is in flight. A plain view is pulled up into the statement that reads
+-- migrations/0043_feed_fallback.sql) and whether it is in flight. A plain view is pulled up into the statement that reads
 -- it, so each statement keeps its own index and plan, with one key probe of the queue
 -- per row.
 CREATE OR REPLACE VIEW webhookd.delivery_rows AS

@@ -1,7 +1,7 @@
 -- Whatever makes a delivery pending (queued at ingest or by a replay, a retry, a released
 -- or expired claim) adds a hint for its destination in the same statement, so the claim
 -- visits only destinations with something due. A delivery in its destination's feed
--- instead of dead letters (feed_at set, migrations/0042_feed_fallback.sql) is no claim's:
+-- instead of dead letters (feed_at set, migrations/0043_feed_fallback.sql) is no claim's:
 -- no hint.
 CREATE OR REPLACE FUNCTION webhookd.hint_pending_deliveries()
  RETURNS trigger

@@ -35,7 +35,7 @@ heads AS (
      AND d.claim_token IS NULL
    ORDER BY d.next_attempt_at, d.id LIMIT $2::int
      FOR UPDATE SKIP LOCKED),
--- What fell back to the feed is no push's any more (migrations/0042_feed_fallback.sql):
+-- What fell back to the feed is no push's any more (migrations/0043_feed_fallback.sql):
 -- read by its own index, when its feed time has come. On a fifo destination each is its
 -- key's head, as it stays unfinished.
 fallen AS (

@@ -53,7 +53,7 @@ WITH u AS (
          outcome, next_status, wait_us, reason, disable, probe, jitter, ord)),
 -- A destination that falls back to its feed (docs/feeds.md, "Fallback") dead-letters
 -- nothing: a delivery that would be stays queued, pending, for its feed alone
--- (migrations/0042_feed_fallback.sql: next_attempt_at 'infinity', feed_at when the feed
+-- (migrations/0043_feed_fallback.sql: next_attempt_at 'infinity', feed_at when the feed
 -- may hand it out), and one already there stays there, whatever its outcome but an ack.
 retried AS (
   UPDATE delivery_queue q

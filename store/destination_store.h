@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "core/destination.h"
+#include "core/destination_stats.h"
 #include "core/page.h"
 #include "core/scope.h"
 
@@ -45,5 +46,9 @@ class DestinationStore {
   static constexpr int kMaxValidSecrets = 5;
   // Soft-deletes and cancels its unfinished deliveries, in one transaction.
   virtual Result<void> DeleteDestination(int64_t id, const Scope& scope) = 0;
+  // Its outcomes over `window` from its rollups: every bucket of the window in time
+  // order, zeros where nothing happened. The caller has checked the window's size.
+  virtual Result<std::vector<DestinationStatsBucket>> GetDestinationStats(
+      int64_t id, const DestinationStatsWindow& window, const Scope& scope) = 0;
 };
 }  // namespace webhookd

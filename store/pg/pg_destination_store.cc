@@ -12,6 +12,26 @@ std::optional<std::string> FallbackValue(Fallback fallback) {
   return fallback == Fallback::kFeed ? std::optional<std::string>("feed") : std::nullopt;
 }
 
+// The bins' sums as PostgreSQL writes an array ("{3,0,...}"); a NULL sum (no row of the
+// bucket had that bin) reads as 0.
+LatencyCounts LatencyCountsOf(std::string_view text) {
+  LatencyCounts out{};
+  size_t i = 0;
+  int64_t value = 0;
+  bool digits = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      value = value * 10 + (c - '0');
+      digits = true;
+    } else if (c == ',' || c == '}') {
+      if (i < out.size()) out[i++] = digits ? value : 0;
+      value = 0;
+      digits = false;
+    }
+  }
+  return out;
+}
+
 // One answer for an unknown destination and for one outside the caller's scope, so an
 // answer never tells another tenant's ids from ids that do not exist.
 std::unexpected<Error> NoDestination() {
@@ -114,6 +134,35 @@ Result<Destination> PgDestinationStore::GetDestination(int64_t id, const Scope& 
     auto r = Exec(tx, sql::kGetDestination, Params().Add(id).Add(scope.tenant_id));
     if (r.empty()) return NoDestination();
     return Opened(ToDestination(r[0]));
+  });
+}
+
+Result<std::vector<DestinationStatsBucket>> PgDestinationStore::GetDestinationStats(
+    int64_t id, const DestinationStatsWindow& window, const Scope& scope) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<std::vector<DestinationStatsBucket>> {
+    pqxx::nontransaction tx(c);
+    auto r = Exec(tx, sql::kDestinationStats,
+                  Params()
+                      .Add(id)
+                      .Add(scope.tenant_id)
+                      .Add(window.since)
+                      .Add(window.until)
+                      .Add(static_cast<int64_t>(window.step.count())));
+    // Every window holds a bucket, so no row at all is no destination.
+    if (r.empty()) return NoDestination();
+    std::vector<DestinationStatsBucket> out;
+    out.reserve(r.size());
+    for (const auto& row : r) {
+      DestinationStatsBucket b;
+      b.start = ToTimestamp(row[0]);
+      b.succeeded = row[1].as<int64_t>();
+      b.retryable = row[2].as<int64_t>();
+      b.permanent = row[3].as<int64_t>();
+      b.dead_lettered = row[4].as<int64_t>();
+      if (!row[5].is_null()) b.latency = LatencyCountsOf(row[5].as<std::string>());
+      out.push_back(b);
+    }
+    return out;
   });
 }
 

@@ -14,6 +14,8 @@ class PgDestinationStore final : public DestinationStore {
 
   Result<Destination> CreateDestination(const Destination& d, int max_per_tenant) override;
   Result<Destination> GetDestination(int64_t id, const Scope& scope) override;
+  Result<std::vector<DestinationStatsBucket>> GetDestinationStats(
+      int64_t id, const DestinationStatsWindow& window, const Scope& scope) override;
   Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
                                                 const Scope& scope) override;
   Result<Destination> UpdateDestination(int64_t id, const DestinationFields& fields,

@@ -70,6 +70,10 @@ class PgStore final : public Store {
   Result<Destination> GetDestination(int64_t id, const Scope& scope) override {
     return destinations_.GetDestination(id, scope);
   }
+  Result<std::vector<DestinationStatsBucket>> GetDestinationStats(
+      int64_t id, const DestinationStatsWindow& window, const Scope& scope) override {
+    return destinations_.GetDestinationStats(id, window, scope);
+  }
   Result<Listing<Destination>> ListDestinations(const DestinationFilter& filter, const Page& page,
                                                 const Scope& scope) override {
     return destinations_.ListDestinations(filter, page, scope);

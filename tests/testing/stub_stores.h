@@ -85,6 +85,11 @@ class StubApiStores final : public DestinationStore,
     return No();
   }
   Result<Destination> GetDestination(int64_t, const Scope&) override { return No(); }
+  Result<std::vector<DestinationStatsBucket>> GetDestinationStats(int64_t,
+                                                                  const DestinationStatsWindow&,
+                                                                  const Scope&) override {
+    return No();
+  }
   Result<Listing<Destination>> ListDestinations(const DestinationFilter&, const Page&,
                                                 const Scope&) override {
     return No();

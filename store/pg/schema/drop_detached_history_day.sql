@@ -24,7 +24,8 @@ BEGIN
   IF EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
               WHERE c.relnamespace = 'webhookd'::regnamespace
                 AND c.relname IN ('events' || sfx, 'deliveries' || sfx, 'attempts' || sfx,
-                                  'dead_letters' || sfx, 'event_subjects' || sfx)) THEN
+                                  'dead_letters' || sfx, 'event_subjects' || sfx,
+                                  'destination_stats' || sfx)) THEN
     RAISE EXCEPTION 'day % of the history is still attached', day;
   END IF;
   SELECT coalesce((SELECT n.delivery_to FROM history_days n WHERE n.day > h.day
@@ -71,7 +72,9 @@ BEGIN
       ' WHERE x.event_id IN (SELECT id FROM rescued_events)', 'event_subjects' || sfx);
   END IF;
 
-  FOREACH t IN ARRAY ARRAY['events', 'deliveries', 'attempts', 'dead_letters', 'event_subjects']
+  -- The day's destination rollups (migrations/0044_destination_stats.sql) go with it.
+  FOREACH t IN ARRAY ARRAY['events', 'deliveries', 'attempts', 'dead_letters', 'event_subjects',
+                           'destination_stats']
   LOOP
     EXECUTE format('DROP TABLE IF EXISTS %I', t || sfx);
   END LOOP;

@@ -106,6 +106,32 @@ dl AS (
     FROM upd
    WHERE next_status = 'dead_lettered'
   RETURNING id, delivery_id, event_id, destination_id, tenant_id, reason),
+-- The destinations' rollups (migrations/0044_destination_stats.sql): one row per
+-- destination and minute of the batch, added to in the order the table's key has, so
+-- two writers never wait on each other's rows in a cycle. A skip is no attempt and is
+-- not counted; a dead letter counts in the minute of its last attempt. A minute whose day
+-- has no partition (long gone, or being detached by retention) is not counted.
+rolled AS (
+  INSERT INTO destination_stats AS s (destination_id, minute, slot, succeeded, retryable,
+                                      permanent, dead_lettered, latency)
+  SELECT a.destination_id, a.minute, pg_backend_pid() % 4,
+         count(*) FILTER (WHERE a.outcome = 'success'),
+         count(*) FILTER (WHERE a.outcome = 'retryable'),
+         count(*) FILTER (WHERE a.outcome = 'permanent'),
+         count(*) FILTER (WHERE a.next_status = 'dead_lettered'),
+         webhookd.latency_histogram(array_agg(a.duration_ms) FILTER (WHERE a.outcome <> 'skipped'))
+    FROM (SELECT x.*, date_bin('1 minute', x.started_at, timestamptz 'epoch') AS minute
+            FROM upd x WHERE x.outcome <> 'skipped' OR x.next_status = 'dead_lettered') a
+    JOIN history_days h ON h.day = (a.minute AT TIME ZONE 'UTC')::date
+                       AND h.detaching_since IS NULL
+   GROUP BY a.destination_id, a.minute
+   ORDER BY a.destination_id, a.minute
+  ON CONFLICT (destination_id, minute, slot) DO UPDATE
+     SET succeeded = s.succeeded + excluded.succeeded,
+         retryable = s.retryable + excluded.retryable,
+         permanent = s.permanent + excluded.permanent,
+         dead_lettered = s.dead_lettered + excluded.dead_lettered,
+         latency = webhookd.add_latency(s.latency, excluded.latency)),
 -- Protection: the applied outcomes per destination, in the order the worker wrote them.
 -- A failure counts toward the circuit (retryable, not 429); a failed attempt (any but a
 -- success or a skip) starts failing_since; 429 and 503 throttle the cap. A feed's

@@ -34,11 +34,26 @@ upd AS (
          last_status_code = x.status_code, last_error = NULL, updated_at = now()
     FROM done x
    WHERE d.id = x.id
-  RETURNING d.id, d.kept, x.attempt_number, x.started_at, x.duration_ms, x.status_code,
-            x.body),
+  RETURNING d.id, d.kept, d.destination_id, x.attempt_number, x.started_at, x.duration_ms,
+            x.status_code, x.body),
 att AS (
   INSERT INTO attempts (delivery_id, attempt_number, started_at, duration_ms, status_code,
                         error, response_body, outcome, kept)
   SELECT id, attempt_number, started_at, duration_ms, status_code, NULL, body, 'success', kept
-    FROM upd)
+    FROM upd),
+-- The destinations' rollups, as record_outcomes.sql adds to them.
+rolled AS (
+  INSERT INTO destination_stats AS s (destination_id, minute, slot, succeeded, latency)
+  SELECT a.destination_id, a.minute, pg_backend_pid() % 4, count(*),
+         webhookd.latency_histogram(array_agg(a.duration_ms))
+    FROM (SELECT x.destination_id, x.duration_ms,
+                 date_bin('1 minute', x.started_at, timestamptz 'epoch') AS minute
+            FROM upd x) a
+    JOIN history_days h ON h.day = (a.minute AT TIME ZONE 'UTC')::date
+                       AND h.detaching_since IS NULL
+   GROUP BY a.destination_id, a.minute
+   ORDER BY a.destination_id, a.minute
+  ON CONFLICT (destination_id, minute, slot) DO UPDATE
+     SET succeeded = s.succeeded + excluded.succeeded,
+         latency = webhookd.add_latency(s.latency, excluded.latency))
 SELECT id FROM upd

@@ -1,0 +1,371 @@
+// The destinations' rollups (migrations/0044_destination_stats.sql) on a real PostgreSQL:
+// after a random mix of outcomes written through the outcome statements, they hold what
+// a recount of the attempts and dead letters finds; a month of one busy destination is
+// read from its minutes within a bound of pages; a day's rollups go with the day.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <regex>
+#include <string>
+#include <tuple>
+
+#include "core/destination_stats.h"
+#include "store/pg/statements.h"
+#include "tests/testing/pg_fixture.h"
+
+namespace webhookd::destination_stats_pgtest {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::N;
+using testing::RecordFor;
+
+// One destination's minute: succeeded, retryable, permanent, dead lettered, latency bins.
+struct Minute {
+  int64_t succeeded = 0, retryable = 0, permanent = 0, dead_lettered = 0;
+  LatencyCounts latency{};
+  bool operator==(const Minute&) const = default;
+};
+using Minutes = std::map<std::pair<int64_t, int64_t>, Minute>;  // (destination, unix minute)
+
+std::ostream& operator<<(std::ostream& os, const Minute& m) {
+  os << "{" << m.succeeded << "," << m.retryable << "," << m.permanent << "," << m.dead_lettered
+     << " [";
+  for (int64_t n : m.latency) os << n << " ";
+  return os << "]}";
+}
+
+class DestinationStatsPgTest : public testing::PgTest {
+ protected:
+  int64_t Ingest(int64_t destination) {
+    auto r = store_.InsertEvent(NewEvent{"order.created", R"({"a":1})", destination}, std::nullopt);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? r->event.id : 0;
+  }
+
+  std::vector<std::vector<std::string>> Rows(const std::string& sql) {
+    auto c = testing::TestDatabase::Connect(db_.url());
+    pqxx::nontransaction tx(*c);
+    std::vector<std::vector<std::string>> out;
+    for (const auto& row : tx.exec(sql)) {
+      std::vector<std::string> cells;
+      for (const auto& f : row) cells.push_back(f.is_null() ? "" : f.c_str());
+      out.push_back(std::move(cells));
+    }
+    return out;
+  }
+
+  // What the rollups hold, their slots added up.
+  Minutes Rollups() {
+    Minutes out;
+    for (const auto& r :
+         Rows("SELECT destination_id, extract(epoch FROM minute)::bigint / 60, succeeded,"
+              " retryable, permanent, dead_lettered, array_to_string(latency, ',')"
+              " FROM webhookd.destination_stats")) {
+      Minute& m = out[{std::stoll(r[0]), std::stoll(r[1])}];
+      m.succeeded += std::stoll(r[2]);
+      m.retryable += std::stoll(r[3]);
+      m.permanent += std::stoll(r[4]);
+      m.dead_lettered += std::stoll(r[5]);
+      const std::vector<int64_t> bins = testing::Ids(r[6]);
+      EXPECT_EQ(bins.size(), static_cast<size_t>(kLatencyBins));
+      for (size_t i = 0; i < bins.size() && i < m.latency.size(); ++i) m.latency[i] += bins[i];
+    }
+    return out;
+  }
+
+  // The same counted again from the attempts and dead letters, binned here, of the days
+  // the history has (an attempt of a day without partitions is in no rollup).
+  Minutes Recount() {
+    Minutes out;
+    for (const auto& r :
+         Rows("SELECT d.destination_id, floor(extract(epoch FROM a.started_at) / 60)::bigint,"
+              "       a.outcome, a.duration_ms,"
+              "       EXISTS (SELECT 1 FROM webhookd.dead_letters x WHERE x.delivery_id ="
+              "               a.delivery_id AND x.attempt_count = a.attempt_number)"
+              "  FROM webhookd.attempts a JOIN webhookd.deliveries d ON d.id = a.delivery_id"
+              " WHERE a.started_at >= (SELECT min(day) FROM webhookd.history_days)::timestamp"
+              "                       AT TIME ZONE 'UTC'")) {
+      const std::string& outcome = r[2];
+      if (outcome == "skipped") continue;
+      Minute& m = out[{std::stoll(r[0]), std::stoll(r[1])}];
+      if (outcome == "success") ++m.succeeded;
+      if (outcome == "retryable") ++m.retryable;
+      if (outcome == "permanent") ++m.permanent;
+      if (r[4] == "t") ++m.dead_lettered;
+      ++m.latency[LatencyBin(std::stoll(r[3]))];
+    }
+    return out;
+  }
+
+  // Shared buffers (hit and read) the whole plan touched, from EXPLAIN (ANALYZE, BUFFERS).
+  static int64_t Buffers(const std::string& plan) {
+    std::smatch m;
+    int64_t total = 0;
+    const std::regex buffers(R"(Buffers: shared((?: \w+=\d+)+))");
+    if (!std::regex_search(plan, m, buffers)) return -1;
+    const std::string counts = m[1];
+    const std::regex each(R"((hit|read)=(\d+))");
+    for (auto it = std::sregex_iterator(counts.begin(), counts.end(), each);
+         it != std::sregex_iterator(); ++it) {
+      total += std::stoll((*it)[2]);
+    }
+    return total;
+  }
+};
+
+// A duration: mostly log-uniform over 0 ms to 70 s, one in four on a bin's edge.
+int DrawDuration(std::mt19937_64& rng) {
+  if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
+    const int bin = std::uniform_int_distribution<int>(0, kLatencyBins - 1)(rng);
+    const int64_t edge = kLatencyBinFloor[bin] + std::uniform_int_distribution<int>(-1, 0)(rng);
+    return static_cast<int>(std::max<int64_t>(edge, 0));
+  }
+  const double ln = std::uniform_real_distribution<double>(0, std::log(70000.0))(rng);
+  return static_cast<int>(std::exp(ln)) - 1;
+}
+
+TEST_F(DestinationStatsPgTest, RollupsEqualARecountOfTheAttemptsAfterARandomMixOfOutcomes) {
+  const uint64_t seed = 20261207;
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<int64_t> destinations;
+  for (int i = 0; i < 3; ++i) destinations.push_back(CreateDestination(testing::TestDestination()));
+  // A high threshold: no circuit opens, so every delivery stays claimable.
+  ProtectionSettings protection;
+  protection.circuit.threshold = 1000000;
+  const Timestamp now = SystemClock().Now();
+  int recorded = 0;
+  for (int round = 0; round < 40 && recorded < 600; ++round) {
+    const int events = std::uniform_int_distribution<int>(5, 40)(rng);
+    for (int i = 0; i < events; ++i) {
+      Ingest(destinations[std::uniform_int_distribution<size_t>(0, 2)(rng)]);
+    }
+    std::vector<AttemptRecord> records;
+    for (const ClaimedDelivery& c : Claim(200, 1h, 1000)) {
+      AttemptRecord r;
+      switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
+        case 0:
+        case 1:
+          r = RecordFor(c, DeliveryStatus::kSucceeded, 200, Outcome::kSuccess);
+          // Most through the successes' statement, the rest through the full one.
+          r.clean = c.clean && std::uniform_int_distribution<int>(0, 3)(rng) != 0;
+          break;
+        case 2:
+          r = RecordFor(c, DeliveryStatus::kPending, 503, Outcome::kRetryable);
+          break;
+        case 3:
+          r = RecordFor(c, DeliveryStatus::kDeadLettered, 500, Outcome::kRetryable);
+          r.dead_letter_reason = DeadLetterReason::kExhausted;
+          break;
+        case 4:
+          r = RecordFor(c, DeliveryStatus::kDeadLettered, 400, Outcome::kPermanent);
+          r.dead_letter_reason = DeadLetterReason::kPermanentFailure;
+          break;
+        default:
+          r = RecordFor(c, DeliveryStatus::kPending, std::nullopt, Outcome::kSkipped);
+          break;
+      }
+      r.wait = Duration::zero();
+      r.duration_ms = DrawDuration(rng);
+      // Over the last three hours; one in twenty three days ago, a day without partitions,
+      // which is counted nowhere and refuses nothing.
+      const bool old = std::uniform_int_distribution<int>(0, 19)(rng) == 0;
+      r.started_at =
+          old ? now - 72h
+              : now - std::chrono::minutes(std::uniform_int_distribution<int>(0, 180)(rng));
+      records.push_back(r);
+    }
+    // In batches of random sizes, as recorders flush them.
+    size_t at = 0;
+    while (at < records.size()) {
+      const size_t n =
+          std::min(records.size() - at, std::uniform_int_distribution<size_t>(1, 50)(rng));
+      std::vector<AttemptRecord> batch(records.begin() + at, records.begin() + at + n);
+      EXPECT_EQ(Record(batch, protection).size(), n);
+      at += n;
+      recorded += static_cast<int>(n);
+    }
+  }
+  ASSERT_GT(recorded, 200);
+  const Minutes rollups = Rollups();
+  const Minutes recount = Recount();
+  EXPECT_GT(recount.size(), 30u);
+  EXPECT_EQ(rollups, recount);
+  // Each outcome and a dead letter of each kind happened.
+  Minute all;
+  for (const auto& [key, m] : recount) {
+    all.succeeded += m.succeeded;
+    all.retryable += m.retryable;
+    all.permanent += m.permanent;
+    all.dead_lettered += m.dead_lettered;
+  }
+  EXPECT_GT(all.succeeded, 0);
+  EXPECT_GT(all.retryable, 0);
+  EXPECT_GT(all.permanent, 0);
+  EXPECT_GT(all.dead_lettered, all.permanent);
+  // At most one row per writer's slot.
+  EXPECT_EQ(db_.Scalar("SELECT coalesce(max(n), 0) <= 4 FROM (SELECT count(*) AS n FROM"
+                       " webhookd.destination_stats GROUP BY destination_id, minute) x"),
+            "t");
+
+  // The read: the minutes of one destination, every bucket of the window, the rest zero.
+  const int64_t dst = destinations[0];
+  DestinationStatsWindow w;
+  w.step = 1min;
+  w.until = StatsBucketStart(now, 1min) + 1min;
+  w.since = w.until - 200min;
+  auto read = store_.GetDestinationStats(dst, w, Scope::All());
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_EQ(read->size(), 200u);
+  int64_t nonzero = 0;
+  for (const DestinationStatsBucket& b : *read) {
+    const int64_t minute = b.start.time_since_epoch().count() / 60'000'000;
+    auto it = recount.find({dst, minute});
+    const Minute want = it == recount.end() ? Minute{} : it->second;
+    EXPECT_EQ(b.succeeded, want.succeeded) << minute;
+    EXPECT_EQ(b.retryable, want.retryable) << minute;
+    EXPECT_EQ(b.permanent, want.permanent) << minute;
+    EXPECT_EQ(b.dead_lettered, want.dead_lettered) << minute;
+    EXPECT_EQ(b.latency, want.latency) << minute;
+    if (b.succeeded + b.retryable + b.permanent > 0) ++nonzero;
+  }
+  EXPECT_GT(nonzero, 10);
+  // In buckets of an hour, the same totals.
+  w.step = 1h;
+  w.since = StatsBucketStart(w.until - 4h, 1h);
+  auto hourly = store_.GetDestinationStats(dst, w, Scope::All());
+  ASSERT_TRUE(hourly) << hourly.error().message;
+  int64_t minutes_total = 0, hours_total = 0;
+  for (const auto& b : *read) minutes_total += b.succeeded + b.retryable + b.permanent;
+  for (const auto& b : *hourly) hours_total += b.succeeded + b.retryable + b.permanent;
+  EXPECT_GE(hours_total, minutes_total);
+  // Another tenant's destination, or none, is not found.
+  EXPECT_EQ(store_.GetDestinationStats(dst, w, Scope::Tenant("other")).error().kind,
+            ErrorKind::kNotFound);
+  EXPECT_EQ(store_.GetDestinationStats(dst + 1000, w, Scope::All()).error().kind,
+            ErrorKind::kNotFound);
+}
+
+// 30 days of one destination with 10 million attempts, as 43,200 minute rows beside those
+// of four other destinations written in time order (a page holds rows of all of them): a
+// month in buckets of an hour or a day reads each minute row once at most, never the
+// attempts. The time is printed, not asserted.
+TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsMinutesWithinABound) {
+  std::vector<int64_t> destinations;
+  for (int i = 0; i < 5; ++i) destinations.push_back(CreateDestination(testing::TestDestination()));
+  const int64_t dst = destinations[2];
+  // The thirty days before today have partitions, as a month-old installation has.
+  db_.Exec(
+      "DO $$ DECLARE d date; BEGIN"
+      " FOR d IN SELECT generate_series((now() AT TIME ZONE 'UTC')::date - 30,"
+      "                                 (now() AT TIME ZONE 'UTC')::date - 1, '1 day')::date LOOP"
+      "  EXECUTE format('CREATE TABLE webhookd.%I PARTITION OF webhookd.destination_stats"
+      "   FOR VALUES FROM (%L) TO (%L) WITH (fillfactor = 70)',"
+      "   'destination_stats_p' || to_char(d, 'YYYYMMDD'), d::timestamp AT TIME ZONE 'UTC',"
+      "   (d + 1)::timestamp AT TIME ZONE 'UTC');"
+      " END LOOP; END $$");
+  // 231 attempts a minute (220 succeeded, 10 retryable, 1 permanent and dead-lettered):
+  // 9,979,200 over 43,200 minutes.
+  db_.Exec(
+      "INSERT INTO webhookd.destination_stats (destination_id, minute, slot, succeeded,"
+      " retryable, permanent, dead_lettered, latency)"
+      " SELECT d.id, m, 0, 220, 10, 1, 1,"
+      "        array_fill(0, ARRAY[9]) || ARRAY[20, 60, 80, 40, 20, 8] ||"
+      "        array_fill(0, ARRAY[16]) || ARRAY[3]"
+      "   FROM generate_series(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+      "                        - interval '30 days',"
+      "                        date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+      "                        - interval '1 minute', '1 minute') m"
+      "  CROSS JOIN unnest(ARRAY[" +
+      N(destinations[0]) + "," + N(destinations[1]) + "," + N(destinations[2]) + "," +
+      N(destinations[3]) + "," + N(destinations[4]) +
+      "]::bigint[]) d(id)"
+      "  ORDER BY m, d.id");
+  db_.Exec("ANALYZE webhookd.destination_stats");
+  ASSERT_EQ(db_.Scalar("SELECT sum(succeeded + retryable + permanent) FROM"
+                       " webhookd.destination_stats WHERE destination_id = " +
+                       N(dst)),
+            "9979200");
+
+  const Timestamp today = StatsBucketStart(SystemClock().Now(), 24h);
+  for (const auto& [step, text, buckets] :
+       {std::tuple{Duration(1h), "1 hour", 720}, std::tuple{Duration(24h), "1 day", 30}}) {
+    SCOPED_TRACE(text);
+    DestinationStatsWindow w{today - 30 * 24h, today, step};
+    const auto started = std::chrono::steady_clock::now();
+    auto read = store_.GetDestinationStats(dst, w, Scope::All());
+    const auto took = std::chrono::steady_clock::now() - started;
+    ASSERT_TRUE(read) << read.error().message;
+    ASSERT_EQ(read->size(), static_cast<size_t>(buckets));
+    int64_t attempts = 0;
+    for (const auto& b : *read) attempts += b.succeeded + b.retryable + b.permanent;
+    EXPECT_EQ(attempts, 9979200);
+    // The median in bin 11 (45 to 62 ms), the 99th percentile in the last bin.
+    EXPECT_EQ(LatencyQuantile(read->front().latency, 0.5), 53);
+    EXPECT_EQ(LatencyQuantile(read->front().latency, 0.99), 55108);
+
+    // The statement as the store runs it, explained: its pages, bounded by one a minute
+    // row and the index, not by the attempts they count.
+    auto c = testing::TestDatabase::Connect(db_.url());
+    pqxx::nontransaction tx(*c);
+    // As webhookd's own sessions are set up (sql/scripts/session_setup.sql).
+    tx.exec(std::string(pg::sql::kSessionSetup.sql));
+    std::string sql(pg::sql::kDestinationStats.sql);
+    const std::vector<std::string> params = {N(dst), "NULL", "'" + FormatRfc3339(w.since) + "'",
+                                             "'" + FormatRfc3339(w.until) + "'", N(w.step.count())};
+    for (size_t i = params.size(); i >= 1; --i) {
+      sql = std::regex_replace(sql, std::regex("\\$" + std::to_string(i) + "\\b"), params[i - 1]);
+    }
+    std::string plan;
+    for (const auto& row : tx.exec("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+      plan += row[0].c_str();
+      plan += '\n';
+    }
+    const int64_t buffers = Buffers(plan);
+    std::printf(
+        "[ stats ] 30 days of 9,979,200 attempts in buckets of %s: %.1f ms through the "
+        "store, %lld shared buffers\n%s",
+        text, std::chrono::duration<double, std::milli>(took).count(),
+        static_cast<long long>(buffers), plan.c_str());
+    EXPECT_GT(buffers, 0) << plan;
+    EXPECT_LT(buffers, 43200 + 2000) << plan;
+    EXPECT_EQ(plan.find("attempts"), std::string::npos) << plan;
+  }
+}
+
+TEST_F(DestinationStatsPgTest, EachDayHasItsRollupsPartitionAndTheyGoWithTheDay) {
+  // A partition of the rollups for each day of the history, today's a week ahead too.
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM pg_inherits"
+                       " WHERE inhparent = 'webhookd.destination_stats'::regclass"),
+            db_.Scalar("SELECT count(*) FROM webhookd.history_days"));
+  EXPECT_EQ(*store_.AddHistoryDays(9), 2);
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM pg_inherits"
+                       " WHERE inhparent = 'webhookd.destination_stats'::regclass"),
+            db_.Scalar("SELECT count(*) FROM webhookd.history_days"));
+  EXPECT_EQ(db_.Scalar("SELECT partdefid::text FROM pg_partitioned_table"
+                       " WHERE partrelid = 'webhookd.destination_stats'::regclass"),
+            "0");
+
+  const int64_t dst = CreateDestination(testing::TestDestination());
+  Ingest(dst);
+  auto claimed = Claim(10);
+  ASSERT_EQ(claimed.size(), 1u);
+  Record({RecordFor(claimed[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess)});
+  const std::string today = db_.Scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD')");
+  EXPECT_EQ(db_.Scalar("SELECT sum(succeeded) FROM webhookd.destination_stats_p" + today), "1");
+
+  auto dropped = store_.DropAgedDays(SystemClock().Now() + 48h, 1);
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  EXPECT_EQ(dropped->days, 1);
+  EXPECT_EQ(db_.Scalar("SELECT to_regclass('webhookd.destination_stats_p" + today + "') IS NULL"),
+            "t");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM webhookd.destination_stats"), "0");
+}
+
+}  // namespace
+}  // namespace webhookd::destination_stats_pgtest

@@ -128,6 +128,8 @@ class Api {
   Result<Reply> RotateDestinationSecret(const ApiRequest& req);
   Result<Reply> UpdateDestination(const ApiRequest& req);
   Result<Reply> DeleteDestination(const ApiRequest& req);
+  // GET /v1/destinations/{id}/stats (server/destination_stats_api.cc).
+  Result<Reply> GetDestinationStats(const ApiRequest& req);
 
   Result<Reply> CreateEvent(const ApiRequest& req);
   // CreateEvent for a caller that must not wait (the listener's begin threads): true when

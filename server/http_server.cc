@@ -59,6 +59,8 @@ constexpr std::array kRoutes = {
               Body::kRequired},
     RouteSpec{"DELETE", "/v1/destinations/{}", Role::kPublisher, kTenantOk, &Api::DeleteDestination,
               Body::kNone},
+    RouteSpec{"GET", "/v1/destinations/{}/stats", Role::kPublisher, kTenantOk,
+              &Api::GetDestinationStats, Body::kNone},
     RouteSpec{"GET", "/v1/destinations/{}/secret", Role::kPublisher, kTenantOk,
               &Api::GetDestinationSecret, Body::kNone},
     RouteSpec{"POST", "/v1/destinations/{}/secret/rotate", Role::kPublisher, kTenantOk,

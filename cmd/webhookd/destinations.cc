@@ -1,5 +1,5 @@
-// `webhookd destinations list|get|create|update|delete|recover`: the destination routes of
-// the REST API from the command line. Each goes through the API's own handler
+// `webhookd destinations list|get|create|update|delete|recover|stats`: the destination
+// routes of the REST API from the command line. Each goes through the API's own handler
 // (server/destinations_api.cc) with the operator's scope, so every rule (the url and
 // broker checks, the private-address rule, the carried credentials, sealing) has one home.
 #include <cstdio>
@@ -24,12 +24,16 @@ constexpr const char* kDestinationsHelp = R"(Usage:
   webhookd destinations update ID JSON
   webhookd destinations delete ID
   webhookd destinations recover ID --since T [--until T] [--wait]
+  webhookd destinations stats ID [--since TIME] [--until TIME] [--step 1m|5m|1h|1d]
 
 JSON is the body of POST /v1/destinations (create) or PATCH /v1/destinations/{id}
 (update), as docs/api.md describes it; "-" reads it from stdin. A broker destination is
 one whose url is amqp://, nats://, redis:// or kafka:// (docs/brokers.md):
   webhookd destinations create '{"url": "redis://redis.example:6379/0",
                                  "broker": {"stream": "webhooks"}}'
+stats prints GET /v1/destinations/{id}/stats: the destination's outcomes and latency in
+buckets of --step from --since (RFC 3339; default a day before --until) to --until
+(default now), at most 1,000 buckets.
 The API's answer is printed on stdout as JSON (create prints the signing secret once; a
 credential shows as "set"). A refusal prints the API's problem on stderr and exits 1.
 
@@ -56,20 +60,22 @@ int Destinations(const std::vector<std::string>& args) {
   size_t positional = 0;
   if (sub == "list") {
     positional = 0;
-  } else if (sub == "get" || sub == "delete" || sub == "create" || sub == "recover") {
+  } else if (sub == "get" || sub == "delete" || sub == "create" || sub == "recover" ||
+             sub == "stats") {
     positional = 1;
   } else if (sub == "update") {
     positional = 2;
   } else {
     return Usage("destinations: unknown subcommand \"" + sub +
-                 "\"; expected list, get, create, update, delete or recover");
+                 "\"; expected list, get, create, update, delete, recover or stats");
   }
-  auto flags = ParseFlags(
-      {args.begin() + 1, args.end()},
-      sub == "list"      ? std::vector<std::string>{"--tenant", "--limit"}
-      : sub == "recover" ? std::vector<std::string>{"--since", "--until"}
-                         : std::vector<std::string>{},
-      sub == "recover" ? std::vector<std::string>{"--wait"} : std::vector<std::string>{});
+  std::vector<std::string> known;
+  if (sub == "list") known = {"--tenant", "--limit"};
+  if (sub == "recover") known = {"--since", "--until"};
+  if (sub == "stats") known = {"--since", "--until", "--step"};
+  auto flags = ParseFlags({args.begin() + 1, args.end()}, known,
+                          sub == "recover" ? std::vector<std::string>{"--wait"}
+                                           : std::vector<std::string>{});
   if (!flags) return 2;
   if (flags->positional.size() != positional) {
     return Usage("destinations " + sub + ": expected " +
@@ -120,6 +126,14 @@ int Destinations(const std::vector<std::string>& args) {
     const auto id = Json::parse(started->body, nullptr, false);
     if (id.is_discarded() || !id.contains("id")) return PrintReply(started);
     return PrintRecovery(api, id["id"].get<std::string>(), flags->values.contains("--wait"));
+  }
+  if (sub == "stats") {
+    for (const char* name : {"since", "until", "step"}) {
+      if (auto it = flags->values.find(std::string("--") + name); it != flags->values.end()) {
+        req.query.emplace(name, it->second);
+      }
+    }
+    return PrintReply(api.GetDestinationStats(req));
   }
   if (sub == "delete") {
     const int code = PrintReply(api.DeleteDestination(req));

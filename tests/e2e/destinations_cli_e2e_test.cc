@@ -79,6 +79,22 @@ TEST(DestinationsCliE2eTest, ABrokerDestinationIsMadeListedChangedAndDeletedFrom
   EXPECT_EQ(Printed(private_out)["status"], 422) << private_out;
   EXPECT_EQ(db.Scalar("SELECT count(*) FROM destinations"), "1");
 
+  // Its stats: every hour of the day asked for, nothing delivered yet; a step not in the
+  // list is the API's 422.
+  auto [stats_code, stats_out] =
+      WebhookdProcess::RunCommand({"destinations", "stats", id, "--since", "2026-12-01T00:00:00Z",
+                                   "--until", "2026-12-02T00:00:00Z", "--step", "1h"},
+                                  env);
+  ASSERT_EQ(stats_code, 0) << stats_out;
+  const Json stats = Printed(stats_out);
+  ASSERT_EQ(stats["buckets"].size(), 24u) << stats_out;
+  EXPECT_EQ(stats["buckets"][0]["start"], "2026-12-01T00:00:00.000000Z");
+  EXPECT_EQ(stats["buckets"][23]["succeeded"], 0);
+  auto [step_code, step_out] =
+      WebhookdProcess::RunCommand({"destinations", "stats", id, "--step", "7m"}, env);
+  EXPECT_EQ(step_code, 1) << step_out;
+  EXPECT_EQ(Printed(step_out)["status"], 422) << step_out;
+
   auto [delete_code, delete_out] = WebhookdProcess::RunCommand({"destinations", "delete", id}, env);
   EXPECT_EQ(delete_code, 0) << delete_out;
   auto [gone_code, gone_out] = WebhookdProcess::RunCommand({"destinations", "get", id}, env);

@@ -63,6 +63,12 @@ TEST(DestinationStatsTest, AQuantileIsTheMiddleOfItsBinWithinAFactorOfTwoToTheQu
   EXPECT_EQ(LatencyQuantile(mix, 0.91), 107);
   EXPECT_EQ(LatencyQuantile(mix, 0.95), 107);
   EXPECT_EQ(LatencyQuantile(mix, 1.0), 1217);
+  // The rank is rounded up: the median of three is the second.
+  LatencyCounts three{};
+  three[2] = three[13] = three[20] = 1;
+  EXPECT_EQ(LatencyQuantile(three, 0.5), 107);
+  EXPECT_EQ(LatencyQuantile(three, 0.34), 107);
+  EXPECT_EQ(LatencyQuantile(three, 0.33), 1);
 }
 
 TEST(DestinationStatsTest, StepsWindowsAndTheirBuckets) {

@@ -73,9 +73,9 @@ int Destinations(const std::vector<std::string>& args) {
   if (sub == "list") known = {"--tenant", "--limit"};
   if (sub == "recover") known = {"--since", "--until"};
   if (sub == "stats") known = {"--since", "--until", "--step"};
-  auto flags = ParseFlags({args.begin() + 1, args.end()}, known,
-                          sub == "recover" ? std::vector<std::string>{"--wait"}
-                                           : std::vector<std::string>{});
+  auto flags = ParseFlags(
+      {args.begin() + 1, args.end()}, known,
+      sub == "recover" ? std::vector<std::string>{"--wait"} : std::vector<std::string>{});
   if (!flags) return 2;
   if (flags->positional.size() != positional) {
     return Usage("destinations " + sub + ": expected " +

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,6 +35,7 @@
 
 namespace webhookd {
 
+class FeedWaiters;
 class SourceCache;
 
 // What a route needs of a request, free of the HTTP library.
@@ -56,6 +58,8 @@ struct ApiRequest {
   // address alone, whose verification reads them as received.
   HeaderLookup headers;
   std::string raw_query;
+  // When the request arrived (a feed read's wait counts from it); unset: when handled.
+  std::chrono::steady_clock::time_point arrived;
 };
 
 // The stores the REST API reads and writes, each borrowed.
@@ -99,6 +103,8 @@ struct ApiOptions {
   std::vector<Duration> retry_schedule = {std::chrono::seconds(30), std::chrono::minutes(2),
                                           std::chrono::minutes(10), std::chrono::hours(1)};
   double retry_jitter = 0.2;
+  // Where feed reads with a `wait` wait (borrowed; null: a read answers at once).
+  FeedWaiters* feed_waiters = nullptr;
 };
 
 // What an ack or a nack of a feed's messages asks (server/feeds_api.cc).
@@ -177,6 +183,15 @@ class Api {
   // GET /v1/sources/{id}/requests: the latest requests to its address this process answered.
   Result<Reply> ListSourceRequests(const ApiRequest& req);
   Result<Reply> ReadFeed(const ApiRequest& req);
+  // ReadFeed with a `wait`, for a caller that must not wait (HttpHandler::HandleLater):
+  // true when it took `req` and will call `answer` exactly once, from any thread: at once
+  // when there are messages, else when one may have arrived (`answer(nullopt)`: call again
+  // to lease it, the wait still counted from `req.arrived`), or with an empty list when
+  // the wait ends, at StopWaiting, or past the waiters' cap. False: ReadFeed answers (no
+  // wait, no waiters, or something to refuse).
+  bool ReadFeedLater(ApiRequest& req, Answer answer);
+  // Answers every feed read that waits (shutdown).
+  void StopWaiting();
   Result<Reply> AckFeed(const ApiRequest& req);
   Result<Reply> NackFeed(const ApiRequest& req);
 
@@ -198,6 +213,8 @@ class Api {
                                               const std::string& field);
   // An ack or a nack of `found`, the messages of feed `feed` that `asked` names, recorded
   // as their attempts.
+  // A feed read's answer: its messages, leased until `lease_until`.
+  static Reply FeedReply(const FeedLease& leased, Duration lease);
   Result<Reply> SettleFeed(int64_t feed, const FeedSettlement& asked,
                            const std::vector<FeedMessage>& found, bool nack);
   // CreateEvent's 202 for a stored event, with its metrics and span.

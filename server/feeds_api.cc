@@ -1,5 +1,7 @@
 // The feed routes (docs/feeds.md): a feed destination's messages are read, acked and
 // nacked by its consumer instead of being pushed to it.
+#include <charconv>
+#include <memory>
 #include <set>
 
 #include "base/duration.h"
@@ -11,6 +13,7 @@
 #include "net/broker_url.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/feed_waiters.h"
 
 namespace webhookd {
 
@@ -22,6 +25,7 @@ constexpr int kDefaultFeedLimit = 100;
 constexpr Duration kDefaultLease = std::chrono::seconds(30);
 constexpr Duration kLongestLease = std::chrono::hours(12);
 constexpr size_t kMaxIds = 1000;
+constexpr Duration kLongestWait = std::chrono::seconds(30);
 // A nack's retry_in: as long as the longest Retry-After a receiver may ask for.
 constexpr Duration kLongestRetryIn = RetryPolicy::kMaxRetryAfter;
 
@@ -37,6 +41,52 @@ Result<Destination> FeedOf(DestinationStore& destinations, const ApiRequest& req
                 "whose fallback is feed, is read");
   }
   return d;
+}
+
+// What a read asks: a feed the caller may read, and how.
+struct FeedRead {
+  Destination feed;
+  int limit = kDefaultFeedLimit;
+  Duration lease = kDefaultLease;
+  Duration wait{0};
+};
+
+// `wait`: whole seconds ("10") or a duration ("10s", "1500ms"), at most 30 s.
+std::optional<Duration> ParseWait(std::string_view text) {
+  int64_t seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  std::optional<Duration> wait;
+  if (!text.empty() && ec == std::errc() && end == text.data() + text.size()) {
+    if (seconds >= 0 && seconds <= 30) wait = std::chrono::seconds(seconds);
+  } else if (auto parsed = ParseDuration(text)) {
+    wait = *parsed;
+  }
+  if (!wait || *wait < Duration{0} || *wait > kLongestWait) return std::nullopt;
+  return wait;
+}
+
+Result<FeedRead> ParseFeedRead(DestinationStore& destinations, const ApiRequest& req) {
+  FeedRead out;
+  WEBHOOKD_ASSIGN_OR_RETURN(out.feed, FeedOf(destinations, req));
+  std::vector<FieldError> errors;
+  out.limit = ParseLimit(req, errors, kDefaultFeedLimit);
+  if (auto text = QueryValue(req, "lease")) {
+    auto parsed = ParseDuration(*text);
+    if (!parsed || *parsed < std::chrono::seconds(1) || *parsed > kLongestLease) {
+      errors.push_back({"lease", "must be a duration from 1s to 12h, as \"30s\""});
+    } else {
+      out.lease = *parsed;
+    }
+  }
+  if (auto text = QueryValue(req, "wait")) {
+    if (auto wait = ParseWait(*text)) {
+      out.wait = *wait;
+    } else {
+      errors.push_back({"wait", "must be from 0 to 30 seconds, as \"10\" or \"10s\""});
+    }
+  }
+  if (!errors.empty()) return Invalid(std::move(errors));
+  return out;
 }
 
 // A message as its consumer reads it: the body an HTTP attempt would carry, signed now
@@ -102,21 +152,50 @@ Result<FeedSettlement> ParseSettlement(std::string_view text, bool nack) {
 }  // namespace
 
 Result<Reply> Api::ReadFeed(const ApiRequest& req) {
-  WEBHOOKD_ASSIGN_OR_RETURN(Destination d, FeedOf(stores_.destinations, req));
-  std::vector<FieldError> errors;
-  const int limit = ParseLimit(req, errors, kDefaultFeedLimit);
-  Duration lease = kDefaultLease;
-  if (auto text = QueryValue(req, "lease")) {
-    auto parsed = ParseDuration(*text);
-    if (!parsed || *parsed < std::chrono::seconds(1) || *parsed > kLongestLease) {
-      errors.push_back({"lease", "must be a duration from 1s to 12h, as \"30s\""});
-    } else {
-      lease = *parsed;
-    }
+  // Here `wait` is checked but not waited for: ReadFeedLater waits, where there are waiters.
+  WEBHOOKD_ASSIGN_OR_RETURN(FeedRead read, ParseFeedRead(stores_.destinations, req));
+  WEBHOOKD_ASSIGN_OR_RETURN(FeedLease leased,
+                            stores_.feeds.LeaseFeed(read.feed.id, read.limit, read.lease));
+  return FeedReply(leased, read.lease);
+}
+
+bool Api::ReadFeedLater(ApiRequest& req, Answer answer) {
+  FeedWaiters* waiters = options_.feed_waiters;
+  if (waiters == nullptr) return false;
+  Result<FeedRead> read = ParseFeedRead(stores_.destinations, req);
+  if (!read || read->wait <= Duration{0}) return false;
+  const auto now = std::chrono::steady_clock::now();
+  const auto arrived = req.arrived == std::chrono::steady_clock::time_point{} ? now : req.arrived;
+  const auto until = arrived + read->wait;
+  // Taken before the lease: a wake-up from here on wakes this read even if it came
+  // before the read began to wait.
+  const uint64_t seen = waiters->Generation();
+  Result<FeedLease> leased = stores_.feeds.LeaseFeed(read->feed.id, read->limit, read->lease);
+  if (!leased) {
+    answer(Propagate(leased));
+    return true;
   }
-  if (!errors.empty()) return Invalid(std::move(errors));
+  if (!leased->messages.empty() || now >= until) {
+    answer(FeedReply(*leased, read->lease));
+    return true;
+  }
+  // No database connection and no thread is held from here: the waiter is a callback.
+  const Duration lease = read->lease;
+  auto shared = std::make_shared<Answer>(std::move(answer));
+  const bool waiting = waiters->Wait(seen, until, [shared, lease](FeedWaiters::Woken woken) {
+    if (woken == FeedWaiters::Woken::kArrived) return (*shared)(std::nullopt);
+    (*shared)(FeedReply(FeedLease{}, lease));
+  });
+  if (!waiting) (*shared)(FeedReply(*leased, lease));  // over the cap, or stopping
+  return true;
+}
+
+void Api::StopWaiting() {
+  if (options_.feed_waiters != nullptr) options_.feed_waiters->Stop();
+}
+
+Reply Api::FeedReply(const FeedLease& leased, Duration lease) {
   const Timestamp now = SystemClock().Now();
-  WEBHOOKD_ASSIGN_OR_RETURN(FeedLease leased, stores_.feeds.LeaseFeed(d.id, limit, lease));
   Json data = Json::array();
   for (const ClaimedDelivery& m : leased.messages) data.push_back(MessageJson(m, now));
   const Timestamp until = leased.messages.empty() ? now + lease : leased.lease_until;

@@ -229,6 +229,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     beast::error_code ignored;
     request_.remote = stream_.socket().remote_endpoint(ignored).address().to_string();
     const auto& head = parser_->get();
+    request_.arrived = std::chrono::steady_clock::now();
     request_.has_body = !parser_->is_done();
     keep_alive_ = head.keep_alive();
     head_only_ = request_.method == "HEAD";
@@ -287,7 +288,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RunHandler(bool admit, bool may_begin = true) {
     if (admit && may_begin && request_.has_body) {
       listener_.begin_pool.Post([self = shared_from_this(), work = Work()] {
-        if (!self->Begin()) self->PostHandler(/*admit=*/true);
+        if (!self->TakeLater(/*begin=*/true)) self->PostHandler(/*admit=*/true);
       });
       return;
     }
@@ -299,6 +300,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       HttpHandler& h = self->listener_.handler;
       std::optional<Reply> reply;
       if (admit) reply = self->Guarded([&] { return h.Admit(self->request_); });
+      if (!reply && self->TakeLater(/*begin=*/false)) return;
       if (!reply)
         reply = self->Guarded([&] { return std::optional<Reply>(h.Handle(self->request_)); });
       net::post(self->stream_.get_executor(),
@@ -306,21 +308,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
-  // On a begin-pool thread: offers the request to the handler's Begin; true when it was
-  // taken. `later` answers once: a Begin that throws (it must not) is answered 500 here
-  // unless it had answered.
-  bool Begin() {
+  // Offers the request to the handler's Begin (`begin`, on a begin-pool thread) or, once
+  // admitted, its HandleLater (on a handler thread); true when it was taken. `later`
+  // answers once: a handler that throws (it must not) is answered 500 here unless it had
+  // answered. Handed back (nullopt), the request goes on where it would have without.
+  bool TakeLater(bool begin) {
     auto answered = std::make_shared<std::atomic<bool>>(false);
-    HttpHandler::Later later = [self = shared_from_this(), answered,
+    HttpHandler::Later later = [self = shared_from_this(), answered, begin,
                                 work = Work()](std::optional<Reply> reply) mutable {
       if (answered->exchange(true)) return;
-      net::post(self->stream_.get_executor(), [self, reply = std::move(reply)]() mutable {
+      net::post(self->stream_.get_executor(), [self, begin, reply = std::move(reply)]() mutable {
         if (reply) return self->Respond(*reply);
-        self->RunHandler(/*admit=*/true, /*may_begin=*/false);
+        if (begin) return self->RunHandler(/*admit=*/true, /*may_begin=*/false);
+        self->PostHandler(/*admit=*/false);
       });
     };
     try {
-      return listener_.handler.Begin(request_, std::move(later));
+      HttpHandler& h = listener_.handler;
+      return begin ? h.Begin(request_, std::move(later))
+                   : h.HandleLater(request_, std::move(later));
     } catch (const std::exception& e) {
       Log(LogLevel::kError, "handler threw", {{"path", request_.path}, {"error", e.what()}});
     } catch (...) {

@@ -41,6 +41,16 @@ class HttpHandler {
     (void)later;
     return false;
   }
+  // On a handler thread, after Admit and before Handle: true when the handler took the
+  // admitted request to answer once something happens (a feed read's long poll), holding
+  // no handler thread while it waits; it calls `later` exactly once, from any thread,
+  // with the answer, or with nullopt to be offered the request again on a handler thread
+  // (HandleLater, then Handle). False: Handle answers now. Must not throw.
+  virtual bool HandleLater(HttpRequest& request, Later later) {
+    (void)request;
+    (void)later;
+    return false;
+  }
   // The answer to a request the listener refused itself: 400 (not HTTP), 413 (body over
   // the limit), 431 (header section over its limits).
   virtual Reply Refused(int status) = 0;
@@ -55,7 +65,8 @@ class HttpHandler {
 // has arrived, and its body is read only once it was admitted. A request whose body came
 // with its head is first offered to Begin on one of `begin_threads`: what Begin takes is
 // answered from whichever thread calls `later` (the answer is posted to the connection's
-// strand) and holds no handler thread while it waits. So neither a slow validation nor
+// strand) and holds no handler thread while it waits; so does what HandleLater takes
+// after a handler thread admitted it. So neither a slow validation nor
 // a slow database ever delays the reading of other requests or /healthz.
 //
 // Limits, each enforced while reading: the header section at most `max_header_bytes`

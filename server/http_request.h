@@ -1,6 +1,7 @@
 #pragma once
 
 #include <any>
+#include <chrono>
 #include <map>
 #include <string>
 #include <string_view>
@@ -20,6 +21,8 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
   std::string body;
   bool has_body = false;  // a Content-Length above zero or a chunked body was announced
+  // When its head was read (a long poll's wait counts from it).
+  std::chrono::steady_clock::time_point arrived;
   // What admitting the request found out (the route, the key's scope), for handling it.
   std::any context;
 

@@ -41,6 +41,9 @@ struct RouteSpec {
   // No API key: the request carries its own credential, checked by the handler (an
   // inbound source's address, whose provider signs), and any body type.
   bool open = false;
+  // The route's handler for a request that may wait once admitted (HttpHandler::
+  // HandleLater: a feed read's long poll), if any.
+  LaterHandler after_admit = nullptr;
 };
 
 namespace {
@@ -68,7 +71,7 @@ constexpr std::array kRoutes = {
     RouteSpec{"POST", "/v1/events", Role::kPublisher, kNotTenant, &Api::CreateEvent,
               Body::kRequired, true, &Api::CreateEventLater},
     RouteSpec{"GET", "/v1/destinations/{}/messages", Role::kPublisher, kTenantOk, &Api::ReadFeed,
-              Body::kNone},
+              Body::kNone, false, nullptr, false, false, &Api::ReadFeedLater},
     RouteSpec{"POST", "/v1/destinations/{}/messages/ack", Role::kPublisher, kTenantOk,
               &Api::AckFeed, Body::kRequired},
     RouteSpec{"POST", "/v1/destinations/{}/messages/nack", Role::kPublisher, kTenantOk,
@@ -226,6 +229,7 @@ ApiRequest ApiRequestOf(Admitted& admitted, const HttpRequest& req, std::string 
   api_req.traceparent = req.Header("traceparent");
   api_req.tracestate = req.Header("tracestate");
   api_req.unverified_key_hash = admitted.deferred;
+  api_req.arrived = req.arrived;
   return api_req;
 }
 
@@ -517,6 +521,24 @@ bool HttpServer::Begin(const HttpRequest& req, Later later) {
   return false;
 }
 
+bool HttpServer::HandleLater(HttpRequest& req, Later later) {
+  auto* admitted = std::any_cast<Admitted>(&req.context);
+  if (api_ == nullptr || admitted == nullptr || admitted->route->after_admit == nullptr) {
+    return false;
+  }
+  const Route* route = admitted->route;
+  // A copy: the request may be offered again (handed back after a wake-up), and Handle
+  // may still need the admission.
+  Admitted again = *admitted;
+  ApiRequest api_req = ApiRequestOf(again, req, req.body);
+  Api::Answer answer = [this, route, method = req.method,
+                        later = std::move(later)](std::optional<Result<Reply>> reply) {
+    if (!reply) return later(std::nullopt);
+    later(Answer(*route, method, std::move(*reply)));
+  };
+  return (api_->*route->after_admit)(api_req, std::move(answer));
+}
+
 Result<Reply> HttpServer::Call(const Route& route, HttpRequest& req) {
   auto& admitted = std::any_cast<Admitted&>(req.context);
   ApiRequest api_req = ApiRequestOf(admitted, req, std::move(req.body));
@@ -545,6 +567,10 @@ Result<int> HttpServer::Bind() { return listener_->Bind(options_.addr.host, opti
 
 void HttpServer::Run() { listener_->Run(); }
 
-void HttpServer::Stop() { listener_->Stop(); }
+void HttpServer::Stop() {
+  listener_->Stop();
+  // Requests waiting for an event are answered now, so the listener's end is not delayed.
+  if (api_ != nullptr) api_->StopWaiting();
+}
 
 }  // namespace webhookd

@@ -67,6 +67,7 @@ class HttpServer : private HttpHandler {
   std::optional<Reply> Admit(HttpRequest& head) override;
   Reply Handle(HttpRequest& request) override;
   bool Begin(const HttpRequest& request, Later later) override;
+  bool HandleLater(HttpRequest& request, Later later) override;
   Reply Refused(int status) override;
 
   // /readyz and /metrics (they wait on the database); nullopt for any other path.

@@ -10,10 +10,13 @@
 // and stops things in order; one thread stores the bootstrap admin key while the
 // database is not up yet; one thread purges what retention no longer keeps and carries
 // out subjects' erasures (server, all); one thread carries out destinations' recoveries,
-// a page of dead letters at a time (server, all). Name lookups run on short-lived threads: curl's
-// for deliveries, SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination
-// URLs, and another's (64, 8 per tenant, the attempt timeout each) for broker hosts. Each
-// broker transport has a closer thread that joins the connections it closes.
+// a page of dead letters at a time (server, all); two threads hold the feed reads that
+// wait (server, all: one listens for wake-ups on a connection of its own, one answers the
+// waiting reads, which hold no other thread and no other connection:
+// server/feed_waiters.h). Name lookups run on short-lived threads: curl's for deliveries,
+// SystemResolver's (at most 64, 8 per tenant, 3 s each) for destination URLs, and
+// another's (64, 8 per tenant, the attempt timeout each) for broker hosts. Each broker
+// transport has a closer thread that joins the connections it closes.
 //
 // Descriptors: the soft open-file limit is raised to the hard one at start, and the
 // listener holds at most that many connections less a reserve for the database pools,
@@ -46,6 +49,7 @@
 #include "net/resolver.h"
 #include "server/api.h"
 #include "server/auth.h"
+#include "server/feed_waiters.h"
 #include "server/http_server.h"
 #include "store/pg/migrator.h"
 #include "store/pg/pg_store.h"
@@ -206,6 +210,8 @@ namespace {
 
 // The REST API of `server` and `all`: its handlers and the key check.
 struct ApiPart {
+  // Declared first, so destroyed last: the Api borrows it.
+  std::unique_ptr<FeedWaiters> feed_waiters;
   std::unique_ptr<Api> rest;
   std::unique_ptr<Authenticator> auth;
 };
@@ -234,6 +240,11 @@ ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing&
   if (purger != nullptr) options.erasure_requested = [purger] { purger->Wake(); };
   if (recoverer != nullptr) options.recovery_requested = [recoverer] { recoverer->Wake(); };
   ApiPart part;
+  // Feed reads that wait are woken by the channel that wakes the workers' claim, on a
+  // listener of the API's own (a `server` has no dispatcher to share one with).
+  part.feed_waiters = std::make_unique<FeedWaiters>([&store] { return store.Listen(); });
+  part.feed_waiters->Start();
+  options.feed_waiters = part.feed_waiters.get();
   part.rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store,
                                               store, store, store, &store, &store},
                                     resolver, options, &metrics);

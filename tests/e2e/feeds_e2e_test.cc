@@ -1,12 +1,16 @@
 // Feeds end to end (docs/feeds.md): a destination whose url is feed: holds its deliveries
 // for its consumer, who reads them signed exactly as a push would carry them, acks and
 // nacks them; an unacked lease is a failed attempt until the schedule dead-letters it;
-// tenants read their own feeds alone; bad input is a problem, never a 5xx.
+// tenants read their own feeds alone; bad input is a problem, never a 5xx; a read with a
+// wait answers when a message arrives and holds no database connection meanwhile.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
+#include <future>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/testing/signature_check.h"
 #include "tests/testing/test_database.h"
@@ -200,6 +204,104 @@ TEST_F(FeedsE2eTest, BadInputIsAProblemNeverAServerError) {
   // An id of no message of this feed is neither acked nor expired.
   EXPECT_EQ(Call("POST", path + "/ack", {{"ids", {"evt_999999"}}}),
             Json({{"acked", 0}, {"expired", Json::array()}}));
+}
+
+// A read that waits answers when a message arrives, well before its wait ends.
+TEST_F(FeedsE2eTest, AWaitingReadAnswersWhenAMessageArrives) {
+  const std::string feed = CreateFeed();
+  const auto started = std::chrono::steady_clock::now();
+  auto read = std::async(std::launch::async, [&] {
+    return webhookd_.Call("GET", "/v1/destinations/" + feed + "/messages?wait=10");
+  });
+  std::this_thread::sleep_for(1s);
+  const std::string event = Publish(1);
+  ASSERT_EQ(read.wait_for(8s), std::future_status::ready) << "still waiting 9 s in";
+  const auto res = read.get();
+  ASSERT_EQ(res.status, 200) << res.body;
+  const Json got = Json::parse(res.body);
+  ASSERT_EQ(got["data"].size(), 1u) << got;
+  EXPECT_EQ(got["data"][0]["id"], event);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 9s);
+}
+
+TEST_F(FeedsE2eTest, AWaitingReadWithNothingAnswersEmptyWhenItsWaitEnds) {
+  const std::string feed = CreateFeed();
+  const auto started = std::chrono::steady_clock::now();
+  const Json got = Call("GET", "/v1/destinations/" + feed + "/messages?wait=1");
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(got["data"], Json::array()) << got;
+  EXPECT_TRUE(got["lease_until"].is_string());
+  EXPECT_GE(took, 900ms);
+  EXPECT_LT(took, 5s);
+  // A message another feed gets wakes the read, which finds nothing and waits on.
+  const std::string other = CreateFeed({{"event_types", {"order.shipped"}}});
+  CreateFeed({{"event_types", {"order.created"}}});
+  auto read = std::async(std::launch::async, [&] {
+    return webhookd_.Call("GET", "/v1/destinations/" + other + "/messages?wait=2s");
+  });
+  std::this_thread::sleep_for(500ms);
+  Publish(2);
+  const auto res = read.get();
+  EXPECT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(Json::parse(res.body)["data"], Json::array());
+  EXPECT_GE(std::chrono::steady_clock::now() - started - took, 1900ms);
+}
+
+TEST_F(FeedsE2eTest, AWaitOutsideZeroToThirtySecondsIsAProblem) {
+  const std::string feed = CreateFeed();
+  const std::string path = "/v1/destinations/" + feed + "/messages";
+  for (const std::string query : {"?wait=31", "?wait=31s", "?wait=-1", "?wait=x", "?wait=1.5"}) {
+    auto res = webhookd_.Call("GET", path + query);
+    EXPECT_EQ(res.status, 422) << query << ": " << res.body;
+    EXPECT_NE(res.get_header_value("Content-Type").find("application/problem+json"),
+              std::string::npos);
+    EXPECT_NE(res.body.find("wait"), std::string::npos) << res.body;
+  }
+  // wait=0 answers at once, as no wait does.
+  EXPECT_EQ(Call("GET", path + "?wait=0")["data"], Json::array());
+}
+
+// Twenty reads wait at once; the process holds no more database connections than before
+// they came, and its other requests are answered meanwhile.
+TEST_F(FeedsE2eTest, WaitingReadsHoldNoDatabaseConnection) {
+  const std::string feed = CreateFeed();
+  const std::string path = "/v1/destinations/" + feed + "/messages";
+  const std::string others =
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+      "AND pid <> pg_backend_pid()";
+  Call("GET", path);
+  const int baseline = std::stoi(db_.Scalar(others));
+  std::vector<std::future<httplib::Response>> reads;
+  for (int i = 0; i < 20; ++i) {
+    reads.push_back(
+        std::async(std::launch::async, [&] { return webhookd_.Call("GET", path + "?wait=6"); }));
+    std::this_thread::sleep_for(50ms);  // one lease at a time: the pool need not grow
+  }
+  std::this_thread::sleep_for(1s);
+  for (auto& r : reads) ASSERT_EQ(r.wait_for(0s), std::future_status::timeout) << "answered early";
+  EXPECT_LE(std::stoi(db_.Scalar(others)), baseline);
+  Call("GET", "/v1/destinations?limit=1");
+  for (auto& r : reads) {
+    const auto res = r.get();
+    EXPECT_EQ(res.status, 200) << res.body;
+    EXPECT_EQ(Json::parse(res.body)["data"], Json::array());
+  }
+}
+
+// A stop answers the reads that wait (an empty list) rather than keep them to their end.
+TEST_F(FeedsE2eTest, AStopAnswersTheWaitingReads) {
+  const std::string feed = CreateFeed();
+  const auto started = std::chrono::steady_clock::now();
+  auto read = std::async(std::launch::async, [&] {
+    return webhookd_.Call("GET", "/v1/destinations/" + feed + "/messages?wait=30");
+  });
+  std::this_thread::sleep_for(1s);
+  webhookd_.process().Signal(SIGTERM);
+  const auto res = read.get();
+  EXPECT_EQ(res.status, 200) << res.body;
+  EXPECT_EQ(Json::parse(res.body, nullptr, false)["data"], Json::array()) << res.body;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
+  EXPECT_EQ(webhookd_.process().Wait(10s), 0);
 }
 
 }  // namespace

@@ -252,6 +252,16 @@ std::string Metrics::Render(const Gauges& gauges) const {
     w.Sample("webhookd_destination_certificate_expiry_seconds", {{"destination_id", destination}},
              static_cast<double>(expiry));
   }
+  w.Header("webhookd_feed_messages", "gauge",
+           "Each feed's queued messages: waiting for a read, or leased to one.");
+  for (const auto& [destination, waiting, leased] : gauges.feed_messages) {
+    w.Sample("webhookd_feed_messages", {{"destination_id", destination}, {"state", "waiting"}},
+             static_cast<double>(waiting));
+    w.Sample("webhookd_feed_messages", {{"destination_id", destination}, {"state", "leased"}},
+             static_cast<double>(leased));
+  }
+  w.Header("webhookd_feed_acks_total", "counter", "Feed messages acked by their consumers.");
+  w.Sample("webhookd_feed_acks_total", {}, feed_acks.value());
   w.Header("webhookd_http_requests_total", "counter",
            "HTTP requests answered, by route and status.");
   for (int r = 0; r < kMaxRoutes; ++r) {

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,7 @@ class Metrics {
   Counter attempts_skipped;       // not sent: the circuit was open or the egress proxy was down
   Counter egress_proxy_failures;  // attempts the egress proxy could not be reached for
   Counter rate_limited;           // claims that held a destination back for its rate limit
+  Counter feed_acks;              // feed messages acked (docs/feeds.md)
   Counter trace_spans_exported;   // spans the OTLP collector accepted
   Counter trace_spans_dropped;    // spans lost: the export queue was full, or the collector refused
   // Circuits this process moved, by the state entered (CircuitState: closed, open,
@@ -110,6 +112,9 @@ class Metrics {
     // Each mTLS destination's client certificate's end, in Unix seconds, by destination id
     // ("dst_12"): few (only destinations with a certificate), so a label each.
     std::vector<std::pair<std::string, int64_t>> certificate_expiries = {};
+    // Each feed's messages by id ("dst_12"): waiting, then leased. A label each, as feeds
+    // are destinations their owners made to be read.
+    std::vector<std::tuple<std::string, int64_t, int64_t>> feed_messages = {};
   };
   std::string Render(const Gauges& gauges) const;
 

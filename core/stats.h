@@ -15,6 +15,13 @@ struct DeliveryGauges {
   int64_t circuits_open = 0;      // enabled destinations whose circuit is open or half-open
 };
 
+// A feed's queued messages (docs/feeds.md): waiting for a read, and leased to one.
+struct FeedMessageCounts {
+  int64_t destination_id = 0;
+  int64_t waiting = 0;
+  int64_t leased = 0;
+};
+
 // The health figures of docs/api.md over a window; rates are fractions in [0, 1], and 0
 // when there was nothing to measure.
 struct HealthStats {

@@ -108,6 +108,8 @@ struct ApiOptions {
 };
 
 // What an ack or a nack of a feed's messages asks (server/feeds_api.cc).
+struct FeedCall;
+
 struct FeedSettlement {
   std::vector<int64_t> event_ids;  // the messages' ids are their events'
   std::vector<std::string> ids;    // as given, for the answer
@@ -215,8 +217,12 @@ class Api {
   // as their attempts.
   // A feed read's answer: its messages, leased until `lease_until`.
   static Reply FeedReply(const FeedLease& leased, Duration lease);
-  Result<Reply> SettleFeed(int64_t feed, const FeedSettlement& asked,
-                           const std::vector<FeedMessage>& found, bool nack);
+  Result<Reply> SettleFeed(const ApiRequest& req, const Destination& feed,
+                           const FeedSettlement& asked, const std::vector<FeedMessage>& found,
+                           bool nack);
+  // A feed call's span (server/feed_trace.h), in the caller's trace when it sent one.
+  void EmitFeedSpan(const std::string& traceparent, const std::string& tracestate, Timestamp start,
+                    const FeedCall& call);
   // CreateEvent's 202 for a stored event, with its metrics and span.
   Reply Accepted(const IngestReceipt& receipt, const SpanStart& trace, Timestamp received);
 

@@ -13,6 +13,7 @@
 #include "net/broker_url.h"
 #include "server/api.h"
 #include "server/api_request.h"
+#include "server/feed_trace.h"
 #include "server/feed_waiters.h"
 
 namespace webhookd {
@@ -89,6 +90,19 @@ Result<FeedRead> ParseFeedRead(DestinationStore& destinations, const ApiRequest&
   return out;
 }
 
+// The call as its span names it.
+FeedCall CallOf(const Destination& d, FeedCall::Kind kind) {
+  FeedCall call;
+  call.kind = kind;
+  call.destination_id = FormatId(kDestinationPrefix, d.id);
+  call.path = "/v1/destinations/" + call.destination_id + "/messages" +
+              (kind == FeedCall::Kind::kAck    ? "/ack"
+               : kind == FeedCall::Kind::kNack ? "/nack"
+                                               : "");
+  call.tenant_id = d.tenant_id;
+  return call;
+}
+
 // A message as its consumer reads it: the body an HTTP attempt would carry, signed now
 // with every secret that signs, as the sender signs it.
 Json MessageJson(const ClaimedDelivery& m, Timestamp now) {
@@ -152,10 +166,15 @@ Result<FeedSettlement> ParseSettlement(std::string_view text, bool nack) {
 }  // namespace
 
 Result<Reply> Api::ReadFeed(const ApiRequest& req) {
+  const Timestamp start = SystemClock().Now();
   // Here `wait` is checked but not waited for: ReadFeedLater waits, where there are waiters.
   WEBHOOKD_ASSIGN_OR_RETURN(FeedRead read, ParseFeedRead(stores_.destinations, req));
   WEBHOOKD_ASSIGN_OR_RETURN(FeedLease leased,
                             stores_.feeds.LeaseFeed(read.feed.id, read.limit, read.lease));
+  FeedCall call = CallOf(read.feed, FeedCall::Kind::kRead);
+  call.wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(read.wait).count();
+  call.messages = static_cast<int64_t>(leased.messages.size());
+  EmitFeedSpan(req.traceparent, req.tracestate, start, call);
   return FeedReply(leased, read.lease);
 }
 
@@ -170,23 +189,34 @@ bool Api::ReadFeedLater(ApiRequest& req, Answer answer) {
   // Taken before the lease: a wake-up from here on wakes this read even if it came
   // before the read began to wait.
   const uint64_t seen = waiters->Generation();
+  // The span starts when the request arrived, whichever time it is handled.
+  const Timestamp start = SystemClock().Now() - std::chrono::duration_cast<Duration>(now - arrived);
+  FeedCall call = CallOf(read->feed, FeedCall::Kind::kRead);
+  call.wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(read->wait).count();
   Result<FeedLease> leased = stores_.feeds.LeaseFeed(read->feed.id, read->limit, read->lease);
   if (!leased) {
     answer(Propagate(leased));
     return true;
   }
   if (!leased->messages.empty() || now >= until) {
+    call.messages = static_cast<int64_t>(leased->messages.size());
+    EmitFeedSpan(req.traceparent, req.tracestate, start, call);
     answer(FeedReply(*leased, read->lease));
     return true;
   }
   // No database connection and no thread is held from here: the waiter is a callback.
   const Duration lease = read->lease;
   auto shared = std::make_shared<Answer>(std::move(answer));
-  const bool waiting = waiters->Wait(seen, until, [shared, lease](FeedWaiters::Woken woken) {
-    if (woken == FeedWaiters::Woken::kArrived) return (*shared)(std::nullopt);
+  auto ended = [this, shared, lease, call, start, traceparent = req.traceparent,
+                tracestate = req.tracestate] {
+    EmitFeedSpan(traceparent, tracestate, start, call);
     (*shared)(FeedReply(FeedLease{}, lease));
+  };
+  const bool waiting = waiters->Wait(seen, until, [shared, ended](FeedWaiters::Woken woken) {
+    if (woken == FeedWaiters::Woken::kArrived) return (*shared)(std::nullopt);
+    ended();
   });
-  if (!waiting) (*shared)(FeedReply(*leased, lease));  // over the cap, or stopping
+  if (!waiting) ended();  // over the cap, or stopping: what there is, nothing
   return true;
 }
 
@@ -207,7 +237,7 @@ Result<Reply> Api::AckFeed(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(FeedSettlement asked, ParseSettlement(req.body, /*nack=*/false));
   WEBHOOKD_ASSIGN_OR_RETURN(std::vector<FeedMessage> found,
                             stores_.feeds.FindFeedMessages(d.id, asked.event_ids));
-  return SettleFeed(d.id, asked, found, /*nack=*/false);
+  return SettleFeed(req, d, asked, found, /*nack=*/false);
 }
 
 Result<Reply> Api::NackFeed(const ApiRequest& req) {
@@ -215,14 +245,25 @@ Result<Reply> Api::NackFeed(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(FeedSettlement asked, ParseSettlement(req.body, /*nack=*/true));
   WEBHOOKD_ASSIGN_OR_RETURN(std::vector<FeedMessage> found,
                             stores_.feeds.FindFeedMessages(d.id, asked.event_ids));
-  return SettleFeed(d.id, asked, found, /*nack=*/true);
+  return SettleFeed(req, d, asked, found, /*nack=*/true);
 }
 
-Result<Reply> Api::SettleFeed(int64_t feed, const FeedSettlement& asked,
-                              const std::vector<FeedMessage>& found, bool nack) {
+void Api::EmitFeedSpan(const std::string& traceparent, const std::string& tracestate,
+                       Timestamp start, const FeedCall& call) {
+  if (options_.spans == nullptr) return;
+  const SpanStart trace =
+      StartSpan(traceparent, tracestate, options_.sampler, SecureRandomBytes(24));
+  if (trace.sampled) options_.spans->Emit(FeedSpan(trace, start, SystemClock().Now(), call));
+}
+
+Result<Reply> Api::SettleFeed(const ApiRequest& req, const Destination& d,
+                              const FeedSettlement& asked, const std::vector<FeedMessage>& found,
+                              bool nack) {
+  const int64_t feed = d.id;
   const RetryPolicy policy(options_.retry_schedule, options_.retry_jitter);
   SystemRandom random;
   const Timestamp now = SystemClock().Now();
+  const Timestamp start = now;
   std::vector<AttemptRecord> records;
   for (const FeedMessage& m : found) {
     if (!m.leased) continue;
@@ -274,6 +315,11 @@ Result<Reply> Api::SettleFeed(int64_t feed, const FeedSettlement& asked,
       expired.push_back(asked.ids[i]);
     }
   }
+  if (!nack && metrics_ != nullptr) metrics_->feed_acks.Inc(settled.size());
+  FeedCall call = CallOf(d, nack ? FeedCall::Kind::kNack : FeedCall::Kind::kAck);
+  call.messages = static_cast<int64_t>(settled.size());
+  call.expired = static_cast<int64_t>(expired.size());
+  EmitFeedSpan(req.traceparent, req.tracestate, start, call);
   Log(LogLevel::kInfo, nack ? "nacked feed messages" : "acked feed messages",
       {{"destination_id", FormatId(kDestinationPrefix, feed)},
        {"count", static_cast<int64_t>(settled.size())}});

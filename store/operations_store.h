@@ -23,6 +23,8 @@ class OperationsStore {
   virtual Result<DeliveryGauges> CountDeliveries() = 0;
   // Every live destination's mTLS client certificate (PEM), by id: for its expiry gauge.
   virtual Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() = 0;
+  // Every live feed's queued messages, by id: for the feed gauge.
+  virtual Result<std::vector<FeedMessageCounts>> CountFeedMessages() = 0;
   // The health figures over the last `window`.
   virtual Result<HealthStats> Stats(Duration window) = 0;
   // The window ending now in points of `step`, oldest first; `window` is a whole number

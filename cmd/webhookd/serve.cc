@@ -119,7 +119,7 @@ class CachedGauges {
     const auto now = std::chrono::steady_clock::now();
     if (now - fetched_ >= std::chrono::seconds(5)) {
       if (auto g = store_.CountDeliveries()) {
-        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight, g->circuits_open, {}};
+        gauges_ = {g->pending, g->retrying_over_24h, g->in_flight, g->circuits_open, {}, {}};
         fetched_ = now;
         if (auto certificates = store_.ClientCertificates()) {
           for (const auto& [id, pem] : *certificates) {
@@ -129,6 +129,12 @@ class CachedGauges {
                   std::chrono::duration_cast<std::chrono::seconds>(expiry->time_since_epoch())
                       .count());
             }
+          }
+        }
+        if (auto feeds = store_.CountFeedMessages()) {
+          for (const FeedMessageCounts& f : *feeds) {
+            gauges_.feed_messages.emplace_back(FormatId(kDestinationPrefix, f.destination_id),
+                                               f.waiting, f.leased);
           }
         }
       }

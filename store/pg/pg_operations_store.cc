@@ -35,6 +35,17 @@ Result<DeliveryGauges> PgOperationsStore::CountDeliveries() {
   });
 }
 
+Result<std::vector<FeedMessageCounts>> PgOperationsStore::CountFeedMessages() {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<std::vector<FeedMessageCounts>> {
+    pqxx::nontransaction tx(c);
+    std::vector<FeedMessageCounts> out;
+    for (const auto& r : Exec(tx, sql::kFeedMessageCounts)) {
+      out.push_back({r[0].as<int64_t>(), r[1].as<int64_t>(), r[2].as<int64_t>()});
+    }
+    return out;
+  });
+}
+
 Result<std::vector<std::pair<int64_t, std::string>>> PgOperationsStore::ClientCertificates() {
   return RunOn(pool_,
                [&](pqxx::connection& c) -> Result<std::vector<std::pair<int64_t, std::string>>> {

@@ -12,6 +12,7 @@ class PgOperationsStore final : public OperationsStore {
 
   Result<bool> Ready() override;
   Result<DeliveryGauges> CountDeliveries() override;
+  Result<std::vector<FeedMessageCounts>> CountFeedMessages() override;
   Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override;
   Result<HealthStats> Stats(Duration window) override;
   Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override;

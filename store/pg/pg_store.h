@@ -164,6 +164,9 @@ class PgStore final : public Store {
   // OperationsStore
   Result<bool> Ready() override { return operations_.Ready(); }
   Result<DeliveryGauges> CountDeliveries() override { return operations_.CountDeliveries(); }
+  Result<std::vector<FeedMessageCounts>> CountFeedMessages() override {
+    return operations_.CountFeedMessages();
+  }
   Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override {
     return operations_.ClientCertificates();
   }

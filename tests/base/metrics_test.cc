@@ -55,7 +55,10 @@ TEST(MetricsTest, EveryContractSeriesIsExportedAndEverySampleLineIsWellFormed) {
   m.CountRequest("/v1/events", 202);
   m.CountRequest("/v1/events", 202);
   m.CountRequest("/v1/events", 422);
-  const std::string text = m.Render({7, 1, 2});
+  m.feed_acks.Inc(4);
+  Metrics::Gauges gauges{7, 1, 2};
+  gauges.feed_messages = {{"dst_3", 5, 2}};
+  const std::string text = m.Render(gauges);
   for (const char* series :
        {"webhookd_events_ingested_total 3", "webhookd_deliveries_created_total 0",
         "webhookd_delivery_attempts_total{outcome=\"retryable\"} 1",
@@ -65,6 +68,9 @@ TEST(MetricsTest, EveryContractSeriesIsExportedAndEverySampleLineIsWellFormed) {
         "webhookd_delivery_attempt_duration_seconds_bucket{le=\"+Inf\"} 0",
         "webhookd_delivery_latency_seconds_count 0", "webhookd_deliveries_pending 7",
         "webhookd_deliveries_retrying_over_24h 1",
+        "webhookd_feed_messages{destination_id=\"dst_3\",state=\"waiting\"} 5",
+        "webhookd_feed_messages{destination_id=\"dst_3\",state=\"leased\"} 2",
+        "webhookd_feed_acks_total 4",
         "webhookd_http_requests_total{route=\"/v1/events\",code=\"202\"} 2",
         "webhookd_http_requests_total{route=\"/v1/events\",code=\"422\"} 1"}) {
     EXPECT_NE(text.find(std::string(series) + "\n"), std::string::npos) << series;

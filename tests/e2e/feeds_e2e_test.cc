@@ -97,6 +97,17 @@ TEST_F(FeedsE2eTest, AConsumerReadsVerifiesAcksAndNacks) {
   const Json acked = Call("POST", "/v1/destinations/" + feed + "/messages/ack", {{"ids", {first}}});
   EXPECT_EQ(acked, Json({{"acked", 1}, {"expired", Json::array()}}));
   EXPECT_EQ(Call("GET", "/v1/deliveries/" + std::string(m["delivery_id"]))["status"], "succeeded");
+  // The ack is counted; the gauge shows the second message, leased.
+  const std::string metrics = webhookd_.Call("GET", "/metrics").body;
+  EXPECT_NE(metrics.find("webhookd_feed_acks_total 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(
+      metrics.find("webhookd_feed_messages{destination_id=\"" + feed + "\",state=\"leased\"} 1\n"),
+      std::string::npos)
+      << metrics;
+  EXPECT_NE(
+      metrics.find("webhookd_feed_messages{destination_id=\"" + feed + "\",state=\"waiting\"} 0\n"),
+      std::string::npos)
+      << metrics;
   // Twice is harmless.
   EXPECT_EQ(Call("POST", "/v1/destinations/" + feed + "/messages/ack", {{"ids", {first}}}),
             Json({{"acked", 0}, {"expired", Json::array()}}));

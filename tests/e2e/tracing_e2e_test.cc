@@ -228,6 +228,65 @@ TEST(TracingInboundE2eTest, AnInboundRequestIsTheSpanItsEventsAttemptsContinue) 
   EXPECT_EQ((*attempt)["parentSpanId"], (*inbound)["spanId"]) << "a child of the inbound span";
 }
 
+// A feed's read and ack are server spans in the consumer's trace, naming the feed and how
+// many messages each moved.
+TEST(TracingFeedE2eTest, AFeedsReadAndAckAreSpansOfTheConsumersTrace) {
+  if (const std::string why = node::Unavailable(); !why.empty()) GTEST_SKIP() << why;
+  OtlpReceiver otlp;
+  ASSERT_NE(otlp.port(), 0) << "receiver.mjs did not start";
+  TestDatabase db;
+  WebhookdProcess webhookd(
+      db.url(), "all",
+      {{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:" + std::to_string(otlp.port())},
+       {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"},
+       {"OTEL_BSP_SCHEDULE_DELAY", "100"}});
+  auto made = webhookd.Call("POST", "/v1/destinations", {{"url", "feed:"}});
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string feed = Json::parse(made.body)["id"];
+  auto event =
+      webhookd.Call("POST", "/v1/events", {{"type", "order.created"}, {"payload", {{"n", 1}}}});
+  ASSERT_EQ(event.status, 202) << event.body;
+  const std::string event_id = Json::parse(event.body)["id"];
+  const std::string traceparent = std::string("00-") + kTrace + "-" + kProducerSpan + "-01";
+  auto client = webhookd.Client();
+  auto read =
+      client->Get("/v1/destinations/" + feed + "/messages?wait=5", {{"traceparent", traceparent}});
+  ASSERT_TRUE(read && read->status == 200) << (read ? read->body : "no answer");
+  ASSERT_EQ(Json::parse(read->body)["data"].size(), 1u) << read->body;
+  auto ack =
+      client->Post("/v1/destinations/" + feed + "/messages/ack", {{"traceparent", traceparent}},
+                   Json({{"ids", {event_id}}}).dump(), "application/json");
+  ASSERT_TRUE(ack && ack->status == 200) << (ack ? ack->body : "no answer");
+
+  std::vector<Json> spans;
+  const Json* read_span = nullptr;
+  const Json* ack_span = nullptr;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        spans = otlp.spans();
+        read_span = ack_span = nullptr;
+        for (const Json& s : spans) {
+          if (s["name"] == "webhookd feed read") read_span = &s;
+          if (s["name"] == "webhookd feed ack") ack_span = &s;
+        }
+        return read_span != nullptr && ack_span != nullptr;
+      },
+      20s, 50ms))
+      << spans.size() << " spans";
+  for (const Json* s : {read_span, ack_span}) {
+    EXPECT_EQ((*s)["kind"], 2) << "server";
+    EXPECT_EQ((*s)["traceId"], kTrace);
+    EXPECT_EQ((*s)["parentSpanId"], kProducerSpan);
+    EXPECT_EQ((*s)["attributes"]["webhookd.destination.id"], feed);
+    EXPECT_EQ((*s)["attributes"]["webhookd.feed.messages"], "1");
+    EXPECT_EQ((*s)["attributes"]["http.response.status_code"], "200");
+  }
+  EXPECT_EQ((*read_span)["attributes"]["http.request.method"], "GET");
+  EXPECT_EQ((*read_span)["attributes"]["webhookd.feed.wait_ms"], "5000");
+  EXPECT_EQ((*ack_span)["attributes"]["url.path"], "/v1/destinations/" + feed + "/messages/ack");
+  EXPECT_EQ((*ack_span)["attributes"]["webhookd.feed.expired"], "0");
+}
+
 // A collector that accepts and never answers: every delivery still succeeds at once, and
 // a stop still ends within its bounds (the exporter gives up on what is queued).
 TEST(TracingCollectorE2eTest, ACollectorThatNeverAnswersChangesNothing) {

@@ -141,6 +141,7 @@ class StubApiStores final : public DestinationStore,
   Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override {
     return No();
   }
+  Result<std::vector<FeedMessageCounts>> CountFeedMessages() override { return No(); }
   Result<HealthStats> Stats(Duration) override { return No(); }
   Result<std::vector<StatsPoint>> StatsSeries(Duration, Duration) override { return No(); }
 

@@ -78,6 +78,29 @@ TEST_F(FeedsPgTest, AFeedGetsItsDeliveriesButIsNeverClaimedForASend) {
   EXPECT_EQ(Lease(feed, 100).messages.size(), 5u);
 }
 
+// The feed gauge: each live feed's waiting and leased messages, an empty feed as zeros,
+// a pushed destination not at all; an acked message is neither.
+TEST_F(FeedsPgTest, TheGaugeCountsEachFeedsWaitingAndLeasedMessages) {
+  const int64_t feed = CreateFeed();
+  const int64_t empty = CreateFeed();
+  const int64_t hook = CreateDestination(testing::TestDestination());
+  for (int i = 0; i < 5; ++i) Publish();
+  db_.Exec("DELETE FROM webhookd.delivery_queue WHERE destination_id = " + N(empty));
+  const FeedLease leased = Lease(feed, 2);
+  ASSERT_EQ(leased.messages.size(), 2u);
+  Ack(leased.messages[0]);
+  auto counts = store_.CountFeedMessages();
+  ASSERT_TRUE(counts) << counts.error().message;
+  ASSERT_EQ(counts->size(), 2u);
+  EXPECT_EQ((*counts)[0].destination_id, feed);
+  EXPECT_EQ((*counts)[0].waiting, 3);
+  EXPECT_EQ((*counts)[0].leased, 1);
+  EXPECT_EQ((*counts)[1].destination_id, empty);
+  EXPECT_EQ((*counts)[1].waiting, 0);
+  EXPECT_EQ((*counts)[1].leased, 0);
+  for (const auto& c : *counts) EXPECT_NE(c.destination_id, hook);
+}
+
 TEST_F(FeedsPgTest, AReadLeasesTheOldestFirstAndASecondReadGetsTheRest) {
   const int64_t feed = CreateFeed();
   std::vector<int64_t> events;

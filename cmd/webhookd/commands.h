@@ -21,6 +21,7 @@ int DeadLetters(const std::vector<std::string>& args);
 int Destinations(const std::vector<std::string>& args);
 int Sources(const std::vector<std::string>& args);
 int Recoveries(const std::vector<std::string>& args);
+int Feed(const std::vector<std::string>& args);
 int Secrets(const std::vector<std::string>& args);
 int Retention(const std::vector<std::string>& args);
 

@@ -35,6 +35,8 @@ Commands:
   sources list [--tenant T] [--limit N] | get ID | create JSON | rotate ID JSON
           | delete ID
                           the inbound source routes of the API
+  feed read DESTINATION [--limit N] [--lease D] [--wait D] [--ack] | ack DESTINATION ID...
+                          read a feed's messages (one JSON line each), ack them
   secrets status | reencrypt
                           count stored credentials by encryption key; encrypt them all
                           with WEBHOOKD_ENCRYPTION_KEY
@@ -77,6 +79,7 @@ int main(int argc, char** argv) {
   if (command == "destinations") return webhookd::cmd::Destinations(args);
   if (command == "sources") return webhookd::cmd::Sources(args);
   if (command == "recoveries") return webhookd::cmd::Recoveries(args);
+  if (command == "feed") return webhookd::cmd::Feed(args);
   if (command == "secrets") return webhookd::cmd::Secrets(args);
   if (command == "retention") return webhookd::cmd::Retention(args);
   if (command == "send") return webhookd::cmd::RunSend(args);

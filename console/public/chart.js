@@ -27,7 +27,7 @@ function niceCeiling(value) {
   return 10 * power;
 }
 
-function frame(label, yTicks, points) {
+function frame(label, yTicks, points, formatAt = formatClock) {
   fitToScreen();
   const root = svg('svg', {
     class: 'chart',
@@ -55,7 +55,7 @@ function frame(label, yTicks, points) {
       const anchor = i === 0 ? 'start' : i === points.length - 1 ? 'end' : 'middle';
       root.appendChild(svg('text', {
         class: 'chart-label', x: xCenter(i, points.length), y: HEIGHT - 8, 'text-anchor': anchor,
-      }, formatClock(date)));
+      }, formatAt(date)));
     }
   }
   return root;
@@ -133,6 +133,97 @@ export function successRateChart(points) {
   });
   if (d) root.appendChild(svg('path', { class: 'line', d: d.trim() }));
   for (const dot of dots) root.appendChild(dot);
+  return root;
+}
+
+const DAY_MS = 86400000;
+const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+// A day bucket starts at midnight UTC, so its label is the UTC date; shorter ones read as
+// the browser's clock.
+function bucketLabel(buckets) {
+  if (buckets.length > 1 && Date.parse(buckets[1].start) - Date.parse(buckets[0].start) >= DAY_MS) {
+    return (date) => dayFormat.format(date);
+  }
+  return formatClock;
+}
+
+const OUTCOMES = [
+  ['succeeded', 'bar-ok'],
+  ['retryable', 'bar-warn'],
+  ['permanent', 'bar-bad'],
+  ['dead_lettered', 'bar-dead'],
+];
+
+function bucketTotal(b) {
+  return OUTCOMES.reduce((sum, [name]) => sum + num(b[name]), 0);
+}
+
+// A destination's stats buckets ({start, succeeded, retryable, permanent, dead_lettered})
+// as bars stacked by outcome. A dead letter is also counted by its last attempt's
+// outcome; its bar on top shows how many deliveries gave up in the bucket.
+export function outcomeChart(buckets) {
+  const points = buckets.map((b) => ({ ...b, at: b.start }));
+  const max = niceCeiling(Math.max(0, ...points.map(bucketTotal)));
+  const ticks = [0, 0.5, 1].map((f) => ({ value: f, text: String(Math.round(max * f)) }));
+  const root = frame('Attempts per bucket by outcome, and dead letters', ticks, points, bucketLabel(buckets));
+  const slot = PLOT_W / Math.max(points.length, 1);
+  const barW = Math.max(1, Math.min(24, slot * 0.7));
+  const base = MARGIN.top + PLOT_H;
+  points.forEach((p, i) => {
+    const parts = OUTCOMES.map(([name]) => `${num(p[name])} ${name.replace('_', ' ')}`);
+    const group = svg('g', null, svg('title', null, `${when(p)}: ${parts.join(', ')}`));
+    let y = base;
+    for (const [name, cls] of OUTCOMES) {
+      const value = num(p[name]);
+      if (value <= 0) continue;
+      const height = (value / max) * PLOT_H;
+      y -= height;
+      group.appendChild(svg('rect', {
+        class: ['bar', cls], x: xCenter(i, points.length) - barW / 2, y, width: barW, height,
+      }));
+    }
+    group.appendChild(svg('rect', {
+      class: 'bar-hit', x: xCenter(i, points.length) - slot / 2, y: MARGIN.top, width: slot, height: PLOT_H,
+    }));
+    root.appendChild(group);
+  });
+  return root;
+}
+
+function latencyText(ms) {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10000 ? 0 : 1)} s` : `${Math.round(ms)} ms`;
+}
+
+// p50 and p99 latency per bucket as two lines; buckets without attempts (null
+// percentiles) are gaps.
+export function latencyChart(buckets) {
+  const points = buckets.map((b) => ({ ...b, at: b.start }));
+  const values = points.flatMap((p) => [p.p50_ms, p.p99_ms]).filter((v) => typeof v === 'number' && Number.isFinite(v));
+  const max = niceCeiling(Math.max(0, ...values));
+  const ticks = [0, 0.5, 1].map((f) => ({ value: f, text: latencyText(max * f) }));
+  const root = frame('Latency per bucket: p50 and p99', ticks, points, bucketLabel(buckets));
+  for (const [name, cls] of [['p99_ms', 'line-p99'], ['p50_ms', 'line-p50']]) {
+    let d = '';
+    let drawing = false;
+    const dots = [];
+    points.forEach((p, i) => {
+      const v = p[name];
+      if (typeof v !== 'number' || !Number.isFinite(v)) {
+        drawing = false;
+        return;
+      }
+      const x = xCenter(i, points.length);
+      const y = MARGIN.top + PLOT_H - (Math.min(v, max) / max) * PLOT_H;
+      d += `${drawing ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)} `;
+      drawing = true;
+      dots.push(svg('circle', {
+        class: ['line-dot', cls, points.length > MANY_POINTS ? 'line-dot-quiet' : null], cx: x, cy: y, r: 3,
+      }, svg('title', null, `${when(p)}: ${name.slice(0, 3)} ${latencyText(v)}`)));
+    });
+    if (d) root.appendChild(svg('path', { class: ['line', cls], d: d.trim() }));
+    for (const dot of dots) root.appendChild(dot);
+  }
   return root;
 }
 

@@ -13,6 +13,7 @@ import {
   BROKER_SETTINGS, TRANSPORT_LABELS, certificateBadge, destinationLabel, healthBadge, healthOf,
   takeCreatedSecret, transportOf,
 } from './destination_shared.js';
+import { recoverCard, statsCard } from './destination_insight.js';
 
 export function renderDetail(ctx) {
   const id = ctx.params.id;
@@ -143,6 +144,8 @@ function detailBody(ctx, d, notices, reload) {
     }),
     notices,
     h('div', { class: 'grid-2' }, settings, healthCard),
+    statsCard(ctx, id),
+    ctx.role === 'publisher' ? null : recoverCard(ctx, id),
     secretCard,
     deliveries,
   ];

@@ -191,6 +191,10 @@ export function outcomeChart(buckets) {
   return root;
 }
 
+function finite(v) {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
 function latencyText(ms) {
   return ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10000 ? 0 : 1)} s` : `${Math.round(ms)} ms`;
 }
@@ -199,7 +203,7 @@ function latencyText(ms) {
 // percentiles) are gaps.
 export function latencyChart(buckets) {
   const points = buckets.map((b) => ({ ...b, at: b.start }));
-  const values = points.flatMap((p) => [p.p50_ms, p.p99_ms]).filter((v) => typeof v === 'number' && Number.isFinite(v));
+  const values = points.flatMap((p) => [p.p50_ms, p.p99_ms]).filter(finite);
   const max = niceCeiling(Math.max(0, ...values));
   const ticks = [0, 0.5, 1].map((f) => ({ value: f, text: latencyText(max * f) }));
   const root = frame('Latency per bucket: p50 and p99', ticks, points, bucketLabel(buckets));
@@ -209,7 +213,7 @@ export function latencyChart(buckets) {
     const dots = [];
     points.forEach((p, i) => {
       const v = p[name];
-      if (typeof v !== 'number' || !Number.isFinite(v)) {
+      if (!finite(v)) {
         drawing = false;
         return;
       }
@@ -217,8 +221,10 @@ export function latencyChart(buckets) {
       const y = MARGIN.top + PLOT_H - (Math.min(v, max) / max) * PLOT_H;
       d += `${drawing ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)} `;
       drawing = true;
+      // A lone value draws no line, so its dot always shows.
+      const lone = !finite(points[i - 1]?.[name]) && !finite(points[i + 1]?.[name]);
       dots.push(svg('circle', {
-        class: ['line-dot', cls, points.length > MANY_POINTS ? 'line-dot-quiet' : null], cx: x, cy: y, r: 3,
+        class: ['line-dot', cls, points.length > MANY_POINTS && !lone ? 'line-dot-quiet' : null], cx: x, cy: y, r: 3,
       }, svg('title', null, `${when(p)}: ${name.slice(0, 3)} ${latencyText(v)}`)));
     });
     if (d) root.appendChild(svg('path', { class: ['line', cls], d: d.trim() }));

@@ -1847,3 +1847,120 @@ test('reads well on a phone', async () => {
   await phone.context().close();
   assertNoProblems();
 });
+
+// ---- a destination's activity and its recovery ----
+
+// How many pixels of a PNG are within 40 of `rgb` in each channel, counted by a blank
+// page's canvas (no CSP there, and no decoder to carry in these tests).
+async function pixelsNear(png, rgb) {
+  const blank = await browser.newPage();
+  try {
+    return await blank.evaluate(async ([data, [r, g, b]]) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${data}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const c2d = canvas.getContext('2d');
+      c2d.drawImage(img, 0, 0);
+      const px = c2d.getImageData(0, 0, img.width, img.height).data;
+      let n = 0;
+      for (let i = 0; i < px.length; i += 4) {
+        if (Math.abs(px[i] - r) < 40 && Math.abs(px[i + 1] - g) < 40 && Math.abs(px[i + 2] - b) < 40) n++;
+      }
+      return n;
+    }, [png.toString('base64'), rgb]);
+  } finally {
+    await blank.close();
+  }
+}
+
+const RETRYABLE_BAR = [0xe8, 0xa3, 0x3d];
+
+// Dead letters of `d` (its receiver answers 500, three attempts 100 ms apart).
+async function deadLetters(d, count, key = ADMIN_KEY) {
+  await eventually(`${count} dead letters`, async () => {
+    const r = await api('GET', `/v1/deliveries?destination_id=${encodeURIComponent(d.id)}&status=dead_lettered&limit=50`, undefined, key);
+    return r.status === 200 && r.json.data.length >= count;
+  });
+}
+
+// Draws the charts and recovers on `p`'s destination page, as whoever `p` is signed in as.
+async function chartsAndRecovery(p, d, shotName) {
+  await visit(p, `#/destinations/${encodeURIComponent(d.id)}`);
+  await p.locator('#outcome-chart svg.chart').waitFor();
+  const bars = await p.locator('#outcome-chart rect.bar').count();
+  assert.ok(bars > 0, 'the chart has bars');
+  assert.ok(await p.locator('#outcome-chart rect.bar-warn').count() > 0, 'the 500s show as retryable');
+  assert.ok(await p.locator('#latency-chart path.line-p50').count() > 0, 'the latency line is drawn');
+  assert.equal(await p.locator('#activity-card .chart-empty').count(), 0);
+  const png = await p.locator('#outcome-chart svg.chart').screenshot();
+  assert.ok(await pixelsNear(png, RETRYABLE_BAR) > 20, 'the screenshot shows the bars');
+  await shot(p, `${shotName}-activity`);
+
+  // Longer windows draw too; the month's buckets are days.
+  await p.locator('#activity-card button[data-window="month"]').click();
+  await p.locator('#activity-card button[data-window="month"][aria-pressed="true"]').waitFor();
+  await p.locator('#outcome-chart rect.bar').first().waitFor();
+
+  // An until before since is the API's 422, shown as the page shows errors.
+  await p.locator('#recover-until').fill('2000-01-01T00:00');
+  await p.locator('#recover-submit').click();
+  await p.locator('#recover-status .alert-error').waitFor();
+  assert.match(await p.locator('#recover-status').textContent(), /Could not recover/);
+
+  await p.locator('#recover-until').fill('');
+  await p.locator('#recover-submit').click();
+  await p.locator('#recovery-status:text("done")').waitFor({ timeout: 30000 });
+  const replayed = Number(await p.locator('#recovery-replayed').textContent());
+  assert.ok(replayed > 0, `replayed ${replayed}`);
+  await shot(p, `${shotName}-recovered`);
+}
+
+test('a destination page charts its attempts and recovers its dead letters since an hour ago', async () => {
+  const admin = await newPage('admin-insight');
+  await signIn(admin, ADMIN_KEY);
+  const d = await destinationWithEvents({ url: `${receiverBase}/down`, description: 'Down for recovery' }, 2);
+  await deadLetters(d, 2);
+  await chartsAndRecovery(admin, d, '30-destination');
+  const quiet = await destinationWithEvents({ url: `${receiverBase}/ok`, description: 'Quiet' }, 0);
+  await visit(admin, `#/destinations/${encodeURIComponent(quiet.id)}`);
+  await admin.locator('#outcome-chart svg.chart').waitFor();
+  assert.equal(await admin.locator('#outcome-chart rect.bar').count(), 0);
+  await admin.locator('#activity-card .chart-empty').first().waitFor();
+  assert.match(await admin.locator('#activity-card').textContent(), /No attempts in this window/);
+  await admin.context().close();
+  assertNoProblems();
+});
+
+test('a tenant portal charts and recovers its own destination, not another tenant\'s', async (t) => {
+  const tenant = `insight-${Date.now()}`;
+  const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });
+  if (link.status === 404 || link.status === 405) {
+    t.skip('no portal-links route');
+    return;
+  }
+  assert.equal(link.status, 201, link.text);
+  const mine = await destinationWithEvents({ url: `${receiverBase}/down`, description: 'Mine, down', tenant_id: tenant }, 2);
+  const other = await destinationWithEvents({ url: `${receiverBase}/down`, description: 'Theirs', tenant_id: `${tenant}-other` }, 1);
+  await deadLetters(mine, 2);
+  const fragment = new URL(link.json.url).hash;
+  const portal = await newPage('portal-insight');
+  await portal.goto(`${BASE}/ui/${fragment}`);
+  await portal.locator('#link-continue').click();
+  await portal.locator('#session .role').waitFor();
+  await chartsAndRecovery(portal, mine, '31-portal');
+
+  await visit(portal, `#/destinations/${encodeURIComponent(other.id)}`);
+  await portal.locator('main .alert-error').waitFor();
+  assert.equal(await portal.locator('#activity-card').count(), 0);
+  assert.equal(await portal.locator('#recover-card').count(), 0);
+  const { key } = link.json;
+  const stats = await api('GET', `/v1/destinations/${encodeURIComponent(other.id)}/stats?step=1m&since=${encodeURIComponent(new Date(Date.now() - 3600000).toISOString())}`, undefined, key);
+  assert.equal(stats.status, 404, stats.text);
+  const recover = await api('POST', `/v1/destinations/${encodeURIComponent(other.id)}/recover`, { since: new Date(Date.now() - 3600000).toISOString() }, key);
+  assert.equal(recover.status, 404, recover.text);
+  await portal.context().close();
+  assertNoProblems();
+});

@@ -70,7 +70,7 @@ export function statsCard(ctx, id) {
     });
   };
   draw();
-  const root = card('Activity', h('div', { class: 'toolbar', role: 'group', 'aria-label': 'Time window' }, switches), body);
+  const root = card('Activity', h('div', { class: 'activity-windows', role: 'group', 'aria-label': 'Time window' }, switches), body);
   root.id = 'activity-card';
   return root;
 }

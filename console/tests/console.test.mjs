@@ -1912,7 +1912,7 @@ async function chartsAndRecovery(p, d, shotName) {
 
   await p.locator('#recover-until').fill('');
   await p.locator('#recover-submit').click();
-  await p.locator('#recovery-status:text("done")').waitFor({ timeout: 30000 });
+  await p.locator('#recovery-status', { hasText: 'done' }).waitFor({ timeout: 30000 });
   const replayed = Number(await p.locator('#recovery-replayed').textContent());
   assert.ok(replayed > 0, `replayed ${replayed}`);
   await shot(p, `${shotName}-recovered`);

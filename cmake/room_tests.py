@@ -31,7 +31,7 @@ SKIPPED = r"\[  SKIPPED \]"
 # a thread is added here when it is written.
 STARTS_THREADS = re.compile(
     r"std::(thread|jthread|async)\b|\b(SystemResolver|HttpListener|HttpServer(?!::)|GroupCommitter"
-    r"|OtlpExporter|CurlTransport|CurlSender|Dispatcher|Purger|Recoverer|SocketWatchdog|ThreadedSender"
+    r"|OtlpExporter|CurlTransport|CurlSender|Dispatcher|Purger|Recoverer|FeedWaiters|SocketWatchdog|ThreadedSender"
     r"|BrokerConnections|RedisTransport|AmqpTransport|NatsTransport|KafkaTransport"
     r"|Receiver|TlsReceiver|RawListener|DnsServer|ForwardProxy|WorkerChaos|FailoverLoad)\b")
 

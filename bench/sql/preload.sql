@@ -2,6 +2,8 @@
 -- (max_in_flight :cap) and, when :slow > 0, :slow more (due first) to a fourth at /hang
 -- (cap 16).
 -- Variables: n, slow, cap, sink (host:port), secret.
+-- An id carries its day in its high bits (store/pg/schema/history_id.sql): the first :slow
+-- events are those whose low 36 bits, the sequence's number on a fresh database, are <= :slow.
 INSERT INTO destinations (url, secret, max_in_flight)
   SELECT 'http://' || :'sink' || '/ok/' || g, :'secret', :cap FROM generate_series(1, 3) g;
 INSERT INTO destinations (url, secret, max_in_flight)
@@ -14,10 +16,10 @@ WITH d AS (
          max(id) FILTER (WHERE url LIKE '%/hang') AS hang
     FROM destinations)
 INSERT INTO deliveries (event_id, destination_id)
-  SELECT e.id, CASE WHEN e.id <= :slow THEN d.hang ELSE d.ok[1 + e.id % 3] END
+  SELECT e.id, CASE WHEN (e.id & 68719476735) <= :slow THEN d.hang ELSE d.ok[1 + e.id % 3] END
     FROM events e, d;
 -- Queued due now by the insert; the slow ones a minute earlier, so they are claimed first.
 UPDATE delivery_queue q SET next_attempt_at = now() - interval '1 minute'
-  FROM deliveries x WHERE x.id = q.id AND x.event_id <= :slow;
+  FROM deliveries x WHERE x.id = q.id AND (x.event_id & 68719476735) <= :slow;
 VACUUM ANALYZE;
 CHECKPOINT;

@@ -22,12 +22,12 @@ WITH d AS (
     FROM destinations)
 INSERT INTO deliveries (event_id, destination_id)
   SELECT e.id,
-         CASE WHEN e.id <= :m * :others THEN d.open
-              WHEN e.id <= 2 * :m * :others THEN d.limited
+         CASE WHEN (e.id & 68719476735) <= :m * :others THEN d.open
+              WHEN (e.id & 68719476735) <= 2 * :m * :others THEN d.limited
               ELSE d.ok[1 + e.id % 10] END
     FROM events e, d;
 -- Queued due now by the insert; the open and limited ones a minute earlier.
 UPDATE delivery_queue q SET next_attempt_at = now() - interval '1 minute'
-  FROM deliveries x WHERE x.id = q.id AND x.event_id <= 2 * :m * :others;
+  FROM deliveries x WHERE x.id = q.id AND (x.event_id & 68719476735) <= 2 * :m * :others;
 VACUUM ANALYZE;
 CHECKPOINT;

@@ -2,6 +2,8 @@
 request's Standard Webhooks signature, each webhook-id answered 2xx at most once per
 destination) and counts it; its counters make the INVALID rules of the drains."""
 
+import time
+
 from . import http
 from .figures import figures_of
 from .log import die
@@ -29,6 +31,29 @@ class Sink:
         status, _, _ = http.request(self.port, "/reset", method="POST")
         if not 200 <= status < 300:
             die(f"the sink on port {self.port} does not answer /reset")
+
+    def quiet(self, seconds: float = 60) -> None:
+        """Waits (at most SECONDS) until a second passes with no request answered: what a
+        failed load left queued arrives before the counters are zeroed, not in the next
+        load's."""
+        deadline = time.monotonic() + seconds
+        last = self.stats_line()
+        while time.monotonic() < deadline:
+            time.sleep(1)
+            now = self.stats_line()
+            if now == last:
+                return
+            last = now
+
+    def since_reset(self, accepted: int) -> str:
+        """Why the requests since the last reset are not exactly ACCEPTED events, each
+        delivered once with a good signature; "" when they are."""
+        stats = parse(self.stats_line())
+        bad, dup, unique = (int(num(stats.get(k))) for k in ("bad_sig", "dup", "unique"))
+        if bad == 0 and dup == 0 and unique == accepted and "unique" in stats:
+            return ""
+        return (f"the sink verified {unique} distinct webhook-ids for {accepted} accepted,"
+                f" {bad} bad signatures, {dup} duplicates")
 
     def clean(self, name: str, *figures) -> None:
         """INVALID for FIGURES when the sink saw a bad signature or an id answered 2xx

@@ -135,6 +135,8 @@ def measure(b, delivery_rate: str) -> tuple:
         rec_rate, rec_spread, _, rec_sweep = swept(b, RECORDING)
         rec_detail = (f"the same, its task inserting each attempt (pool concurrency + 3),"
                       f" {b.cfg.deliveries} jobs: {rec_sweep}")
+    if not version:
+        b.invalidate("peer: the peer could not run (see the notes)", *PLAIN[1], *RECORDING[1])
     part.add("peer_per_s", rate or "n/a", "bound", rates_spread)
     part.add("delivery_vs_peer", ratio(delivery_rate, rate) if rate else "n/a", ">= 1.5")
     part.add("recording_peer_per_s", rec_rate or "n/a", "bound", rec_spread)

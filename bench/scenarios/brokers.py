@@ -203,6 +203,9 @@ def measure(b) -> Part:
             except (ProcessLookupError, PermissionError):
                 pass
         part.add(f"broker_{name}_per_s", rate, "")
+        if not http.valid:  # its own note says why; a ratio to a failed drain is none
+            b.invalidate(f"{name}: the HTTP drain it is compared with failed its check",
+                         f"broker_{name}_vs_http")
         part.add(f"broker_{name}_vs_http", ratio(rate, http.rate), ">= 0.8")
         lines.append(f"{name}: {rate}/s beside HTTP {http.rate}/s; CPU µs a message: webhookd"
                      f" {ticks * TICK_US / n:.0f} (over HTTP {http.ticks * TICK_US / n:.0f}),"

@@ -67,6 +67,8 @@ class Part:
 
     figures: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
+    # The rates of runs another scenario pairs its own with (name -> rates in order).
+    runs: dict = field(default_factory=dict)
 
     def add(self, name, value, target="", spread=""):
         self.figures[name] = (str(value), target, spread)

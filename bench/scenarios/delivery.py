@@ -53,10 +53,13 @@ def drained(b, name: str, slow: int, c: int) -> str:
     return rate
 
 
-def measure(b, sink_line: str) -> Part:
+def measure(b, sink_line: str, between=None, after_sweep=None) -> Part:
     """Each concurrency once, then at the best three drains, each followed by the same
     beside a hanging destination, so the ratio of a pair compares drains a minute apart at
-    most. SINK_LINE is the sink's bound."""
+    most. SINK_LINE is the sink's bound. AFTER_SWEEP() runs after the sweep and
+    BETWEEN(run) after each pair: the peer's sweeps and its drains at its best, so that
+    its drains and webhookd's interleave. The Part's runs["delivery"] are the three
+    drains' rates at the best, in order, for the paired ratios."""
     cfg = b.cfg
     log(f"delivery: {cfg.deliveries} pre-loaded deliveries, webhookd worker at concurrency"
         f" {' '.join(map(str, CONCURRENCIES))}, then three drains at the best, each followed"
@@ -65,12 +68,18 @@ def measure(b, sink_line: str) -> Part:
     for c in CONCURRENCIES:
         sweep[c] = drained(b, f"delivery-c{c}", 0, c)
     best_c = max(CONCURRENCIES, key=lambda c: num(sweep[c]))
+    if after_sweep:
+        after_sweep()
     rates, slow_rates, slow_ratios = [], [], []
+    hung = 0
     for run in (1, 2, 3):
         rates.append(drained(b, f"delivery-{run}", 0, best_c))
         slow_rates.append(drained(b, f"slow-{run}", cfg.slow_deliveries, best_c))
         slow_ratios.append(ratio(slow_rates[-1], rates[-1]))
-    hung = field(http.get_text(b.sink.port, "/stats"), "hang")
+        # Each drain zeroes the sink's counters: the hung requests are counted per drain.
+        hung += int(num(field(http.get_text(b.sink.port, "/stats"), "hang")))
+        if between:
+            between(run)
     log(f"slow destination: {hung} requests hung in all")
     rate = median(rates)
     sink_rps = field(sink_line, "per_s")
@@ -95,6 +104,7 @@ def measure(b, sink_line: str) -> Part:
                             f" {' '.join(slow_rates)} /s (median {median(slow_rates)}; ratios to"
                             f" the plain drain before each {' '.join(slow_ratios)}) while {hung}"
                             " requests hung in all")
+    part.runs["delivery"] = rates
     return part
 
 

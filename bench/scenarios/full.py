@@ -38,9 +38,7 @@ def run(b) -> Part:
     sink_line = delivery.sink_bound(b)
     parts = [ingest.measure(b), catalog.measure(b)]
     e2e_part, e2e_hwm = e2e.measure(b)
-    delivery_part = delivery.measure(b, sink_line)
-    delivery_rate = delivery_part.figures["delivery_per_s"][0]
-    peer_part, best_c, version = peer.measure(b, delivery_rate)
+    delivery_part, peer_part, best_c, version = peer.compared(b, sink_line)
     parts += [e2e_part, delivery_part, peer_part, sustained.measure(b, best_c, version)]
     parts += [protection.measure(b), fifo.measure(b), feeds.measure(b), proxy.measure(b)]
     parts += [platform.measure(b)]

@@ -14,21 +14,23 @@ HELP = """\
                           queue, batched completion; an undici keep-alive POST a job, signed
                           as webhookd signs), draining N pre-loaded jobs (VACUUM ANALYZE
                           and CHECKPOINT first, as for webhookd) to the same sink on the
-                          same cluster at concurrency 8, 16, 32, 64 and 128: the best,
-                          measured twice more, the median of three
-  delivery_vs_peer        delivery_per_s / peer_per_s
+                          same cluster at concurrency 8, 16, 32, 64 and 128 once each,
+                          as webhookd's sweep; then three drains at the best, each right
+                          after one of webhookd's three at its best: their median
+  delivery_vs_peer        the median of three paired ratios, webhookd's i-th drain at its
+                          best over the peer's i-th, run right after it (min-max shown)
   recording_peer_per_s    the same peer doing the same work webhookd does per delivery: its
                           task, after the POST, inserts the attempt (status, duration,
                           response body excerpt) into its own table, a statement of its
                           own on the worker's pool (two more clients in it). The same N,
                           sink, signing, preparation and sweep; attempts == N is checked
-  delivery_vs_recording_peer  delivery_per_s / recording_peer_per_s (each at its best
-                          concurrency)
+  delivery_vs_recording_peer  the same paired ratios over the recording peer's drains
+                          (each at its best concurrency, interleaved the same way)
 """
 
 ONLY = """\
---only peer runs the sink's bound, the delivery drains and both peers' drains: the
-comparisons alone."""
+--only peer runs the sink's bound, the delivery drains and both peers' drains,
+interleaved: the comparisons alone."""
 
 CONCURRENCIES = (8, 16, 32, 64, 128)
 # undici 7 needs Node.js 20.18.1 (graphile-worker 0.18 asks for 22 and runs on 20).
@@ -101,58 +103,90 @@ def drain(b, c: int, kind=PLAIN) -> str:
     return field(line or "per_s=0", "per_s") or "0"
 
 
-def swept(b, kind) -> tuple:
-    """Each concurrency once, then the best twice more; (median rate, spread, best
-    concurrency, the sweep's detail)."""
+def swept(b, kind) -> dict:
+    """Each concurrency once, as webhookd's sweep: {kind, best_c, sweep (its detail), rates
+    (the drains at the best, which again() adds, as webhookd's three after its sweep)}."""
     best_c, best_rate, sweep = None, "0", []
     for c in CONCURRENCIES:
         first = drain(b, c, kind)
         sweep.append(f"{c}: {first}/s")
         if num(first) > num(best_rate):
             best_c, best_rate = c, first
-    best_c = best_c or CONCURRENCIES[0]
-    rates = [best_rate, drain(b, best_c, kind), drain(b, best_c, kind)]
-    rate = median(rates)
-    detail = (f"{', '.join(sweep)}; at {best_c}: {' '.join(rates)} (median {rate},"
-              f" {spread(rates)})")
-    return rate, spread(rates), best_c, detail
+    return {"kind": kind, "best_c": best_c or CONCURRENCIES[0], "sweep": sweep, "rates": []}
 
 
-def measure(b, delivery_rate: str) -> tuple:
-    """The plain peer's sweep, then the recording peer's; (Part, the plain peer's best
-    concurrency or None, graphile-worker's version)."""
-    part = Part()
+def again(b, state: dict) -> None:
+    """One more drain at the sweep's best concurrency."""
+    state["rates"].append(drain(b, state["best_c"], state["kind"]))
+
+
+def paired(b, state: dict, delivery_rates: list, target: str, part: Part) -> str:
+    """The peer's figure (the median of its drains at the best, min-max) and the ratio of
+    webhookd's to it: the median of the paired ratios (webhookd's i-th drain at its best
+    over the peer's i-th, run right after it), min-max; the detail."""
+    name, figures, _ = state["kind"]
+    rates = state["rates"]
+    ratios = [ratio(w, p) for w, p in zip(delivery_rates, rates)]
+    if len(ratios) != len(rates) or any(r == "n/a" for r in ratios):
+        b.invalidate(f"{name}: no paired ratio for each drain (webhookd {' '.join(delivery_rates)},"
+                     f" the peer {' '.join(rates)})", figures[1])
+    part.add(figures[0], median(rates), "bound", spread(rates))
+    part.add(figures[1], median(ratios), target, spread(ratios))
+    return (f"{', '.join(state['sweep'])}; at {state['best_c']}: {' '.join(rates)} (median"
+            f" {median(rates)}, {spread(rates)}); paired with webhookd's drains"
+            f" {' '.join(delivery_rates)}: ratios {' '.join(ratios)}")
+
+
+def compared(b, sink_line: str) -> tuple:
+    """webhookd's delivery drains and both peers', interleaved: webhookd's sweep, the plain
+    peer's, the recording peer's, then three rounds of webhookd's drain at its best (and
+    its slow-destination drain), the plain peer's at its best and the recording peer's;
+    (the delivery Part, the peers' Part, the plain peer's best concurrency or None,
+    graphile-worker's version)."""
+    from scenarios import delivery  # the drains the peers' are paired with
+
     version = ready(b)
-    rate, best_c, rates_spread, detail = "", None, "", "not measured"
-    rec_rate, rec_spread, rec_detail = "", "", "not measured"
-    if version:
-        log(f"peer: graphile-worker {version}, {b.cfg.deliveries} jobs, concurrency"
-            f" {' '.join(map(str, CONCURRENCIES))}, then twice more at the best; then the same"
-            " with the task recording each attempt")
-        rate, rates_spread, best_c, sweep = swept(b, PLAIN)
-        detail = (f"graphile-worker {version} (pool concurrency + 1, local queue, batched"
-                  f" completion, undici keep-alive, signed), {b.cfg.deliveries} jobs: {sweep}")
-        rec_rate, rec_spread, _, rec_sweep = swept(b, RECORDING)
-        rec_detail = (f"the same, its task inserting each attempt (pool concurrency + 3),"
-                      f" {b.cfg.deliveries} jobs: {rec_sweep}")
+    states = []
+
+    def after_sweep():
+        if version:
+            log(f"peer: graphile-worker {version}, {b.cfg.deliveries} jobs, concurrency"
+                f" {' '.join(map(str, CONCURRENCIES))}, then the same with the task"
+                " recording each attempt; then each peer at its best after each of"
+                " webhookd's drains at its best")
+            states.extend([swept(b, PLAIN), swept(b, RECORDING)])
+
+    def between(_run):
+        for state in states:
+            again(b, state)
+
+    delivery_part = delivery.measure(b, sink_line, between, after_sweep)
+    part = Part()
     if not version:
         b.invalidate("peer: the peer could not run (see the notes)", *PLAIN[1], *RECORDING[1])
-    part.add("peer_per_s", rate or "n/a", "bound", rates_spread)
-    part.add("delivery_vs_peer", ratio(delivery_rate, rate) if rate else "n/a", ">= 1.5")
-    part.add("recording_peer_per_s", rec_rate or "n/a", "bound", rec_spread)
-    part.add("delivery_vs_recording_peer",
-             ratio(delivery_rate, rec_rate) if rec_rate else "n/a", ">= 3")
-    part.details["peer"] = f"peer           {detail}"
-    part.details["recording peer"] = f"recording peer {rec_detail}"
-    return part, best_c, version
+        for name in (*PLAIN[1], *RECORDING[1]):
+            part.add(name, "n/a")
+        part.details["peer"] = "peer           not measured"
+        part.details["recording peer"] = "recording peer not measured"
+        return delivery_part, part, None, version
+    runs = delivery_part.runs["delivery"]
+    plain, recording = states
+    detail = paired(b, plain, runs, ">= 1.5", part)
+    rec_detail = paired(b, recording, runs, ">= 3", part)
+    part.details["peer"] = (f"peer           graphile-worker {version} (pool concurrency + 1,"
+                            f" local queue, batched completion, undici keep-alive, signed),"
+                            f" {b.cfg.deliveries} jobs: {detail}")
+    part.details["recording peer"] = (f"recording peer the same, its task inserting each attempt"
+                                      f" (pool concurrency + 3), {b.cfg.deliveries} jobs:"
+                                      f" {rec_detail}")
+    return delivery_part, part, plain["best_c"], version
 
 
 def alone(b) -> Part:
-    """--only peer: the delivery drains (for delivery_per_s), then both peers."""
-    from scenarios import delivery  # the one case that needs another's figure
+    """--only peer: the sink's bound, then webhookd's delivery drains and both peers'."""
+    from scenarios import delivery
 
-    part = delivery.alone(b)
-    peer_part, _, _ = measure(b, part.figures["delivery_per_s"][0])
-    part.figures.update(peer_part.figures)
-    part.details.update(peer_part.details)
-    return part
+    delivery_part, peer_part, _, _ = compared(b, delivery.sink_bound(b))
+    delivery_part.figures.update(peer_part.figures)
+    delivery_part.details.update(peer_part.details)
+    return delivery_part

@@ -23,7 +23,7 @@ from scenarios import (backlog, brokers, catalog, costs, delivery, e2e, fairness
 ONLY = {"catalog": catalog, "proxy": proxy, "ha": ha, "tracing": tracing,
         "receivers": receivers, "fairness": fairness, "sustained": sustained,
         "delivery": delivery, "peer": peer, "costs": costs, "privacy": privacy,
-        "retention": retention, "brokers": brokers, "fifo": fifo, "feeds": feeds}
+        "retention": retention, "brokers": brokers, "fifo": fifo, "feeds": feeds, "e2e": e2e}
 ONLY_KEYS = ", ".join(ONLY)
 
 USAGE = """\
@@ -82,7 +82,7 @@ HELP_ORDER = [ingest, catalog, delivery, peer, sustained, e2e, backlog, protecti
 
 def usage() -> str:
     figures = "".join(s.HELP for s in HELP_ORDER)
-    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, tracing, delivery, peer,
+    only = "\n".join(s.ONLY for s in (catalog, proxy, ha, sustained, e2e, tracing, delivery, peer,
                                       costs, privacy, retention, brokers, fifo, feeds))
     return f"{USAGE}\n{figures}{SIZES}\n{only}\n\n{soak.HELP}\n\n{TRAILER}"
 

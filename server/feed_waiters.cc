@@ -20,11 +20,7 @@ constexpr std::chrono::milliseconds kMaxBackoff{5000};
 FeedWaiters::FeedWaiters(Listen listen, int max_waiters)
     : listen_(std::move(listen)), max_waiters_(max_waiters) {}
 
-FeedWaiters::~FeedWaiters() {
-  Stop();
-  if (listener_.joinable()) listener_.join();
-  if (answerer_.joinable()) answerer_.join();
-}
+FeedWaiters::~FeedWaiters() { Stop(); }
 
 void FeedWaiters::Start() {
   answerer_ = std::thread([this] { AnswerLoop(); });
@@ -60,15 +56,21 @@ void FeedWaiters::Stop() {
     stopping_ = true;
   }
   cv_.notify_all();
-  // Never started: nobody else answers them.
-  if (!answerer_.joinable()) {
-    std::multimap<Clock::time_point, Waiter> left;
-    {
-      std::lock_guard lock(mu_);
-      left.swap(waiters_);
-    }
-    for (auto& [until, w] : left) w.done(Woken::kStopped);
+  std::lock_guard join(join_mu_);
+  const auto self = std::this_thread::get_id();
+  if (listener_.joinable() && listener_.get_id() != self) listener_.join();
+  if (answerer_.joinable()) {
+    // The answerer answers every waiter kStopped, then ends.
+    if (answerer_.get_id() != self) answerer_.join();
+    return;
   }
+  // Never started, or already joined: nobody else answers what is left.
+  std::multimap<Clock::time_point, Waiter> left;
+  {
+    std::lock_guard lock(mu_);
+    left.swap(waiters_);
+  }
+  for (auto& [until, w] : left) w.done(Woken::kStopped);
 }
 
 int FeedWaiters::Waiting() const {

@@ -36,7 +36,7 @@ class FeedWaiters {
 
   // `listen` may be empty: then only Notify wakes (tests).
   explicit FeedWaiters(Listen listen, int max_waiters = kDefaultMaxWaiters);
-  ~FeedWaiters();  // Stop, then joins
+  ~FeedWaiters();  // Stop
   FeedWaiters(const FeedWaiters&) = delete;
   FeedWaiters& operator=(const FeedWaiters&) = delete;
 
@@ -50,7 +50,9 @@ class FeedWaiters {
   bool Wait(uint64_t seen, Clock::time_point until, Callback done);
   // A wake-up: every waiter is answered kArrived.
   void Notify();
-  // Answers every waiter kStopped and refuses new ones. Thread-safe, idempotent.
+  // Answers every waiter kStopped and refuses new ones; returns once they are answered
+  // and both threads ended, so nothing calls back after it (but from a callback, which
+  // must not wait for its own thread). Thread-safe, idempotent.
   void Stop();
   int Waiting() const;
 
@@ -69,6 +71,7 @@ class FeedWaiters {
   std::multimap<Clock::time_point, Waiter> waiters_;  // by the end of their wait
   uint64_t generation_ = 0;
   bool stopping_ = false;
+  std::mutex join_mu_;  // one Stop joins the threads at a time
   std::thread answerer_;
   std::thread listener_;
 };

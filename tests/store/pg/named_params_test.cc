@@ -28,9 +28,9 @@ TEST(NamedParamsTest, EveryStatementWithManyParametersNamesThemAll) {
 }
 
 TEST(NamedParamsTest, TheKnownLongStatementsAreNamed) {
-  EXPECT_EQ(ParamNames(sql::kUpdateDestination).size(), 32U);
+  EXPECT_EQ(ParamNames(sql::kUpdateDestination).size(), 34U);
   EXPECT_EQ(ParamNames(sql::kRecordOutcomes).size(), 22U);
-  EXPECT_EQ(ParamNames(sql::kCreateDestination).size(), 22U);
+  EXPECT_EQ(ParamNames(sql::kCreateDestination).size(), 23U);
   EXPECT_EQ(ParamNames(sql::kRewriteCredentials).size(), 7U);
 }
 

@@ -138,7 +138,11 @@ TEST_F(DestinationStatsPgTest, RollupsEqualARecountOfTheAttemptsAfterARandomMixO
   // A high threshold: no circuit opens, so every delivery stays claimable.
   ProtectionSettings protection;
   protection.circuit.threshold = 1000000;
-  const Timestamp now = SystemClock().Now();
+  // The attempts spread over the three hours before `now`, all on days the history has:
+  // early in a UTC day the hours before midnight have no partitions (the template was
+  // migrated today), so `now` is then moved a little into the day.
+  const Timestamp real_now = SystemClock().Now();
+  const Timestamp now = std::max(real_now, StatsBucketStart(real_now, 24h) + 3h + 5min);
   int recorded = 0;
   for (int round = 0; round < 40 && recorded < 600; ++round) {
     const int events = std::uniform_int_distribution<int>(5, 40)(rng);

@@ -61,4 +61,10 @@ Duration DefaultStatsStep(Timestamp since, Timestamp until) {
   return kStatsSteps.back();
 }
 
+bool UsesHourRollups(const DestinationStatsWindow& window) {
+  constexpr Duration hour = std::chrono::hours(1);
+  return window.step >= hour && window.step % hour == Duration::zero() &&
+         StatsBucketStart(window.since, hour) == window.since;
+}
+
 }  // namespace webhookd

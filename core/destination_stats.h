@@ -70,6 +70,11 @@ Timestamp StatsBucketStart(Timestamp t, Duration step);
 // How many buckets of `step` a window from StatsBucketStart(since) to `until` holds.
 int64_t StatsBucketCount(Timestamp since, Timestamp until, Duration step);
 
+// Whether a window is read from the hours' rollups (migrations/0045_destination_stats_hours.sql):
+// a step of whole hours from a whole hour, so that every bucket but the last, partial one
+// is whole hours (that one is read from its minutes).
+bool UsesHourRollups(const DestinationStatsWindow& window);
+
 // The smallest step whose buckets cover since..until in at most kMaxStatsBuckets (1d when
 // none does).
 Duration DefaultStatsStep(Timestamp since, Timestamp until);

@@ -147,7 +147,8 @@ Result<std::vector<DestinationStatsBucket>> PgDestinationStore::GetDestinationSt
                       .Add(scope.tenant_id)
                       .Add(window.since)
                       .Add(window.until)
-                      .Add(static_cast<int64_t>(window.step.count())));
+                      .Add(static_cast<int64_t>(window.step.count()))
+                      .Add(UsesHourRollups(window)));
     // Every window holds a bucket, so no row at all is no destination.
     if (r.empty()) return NoDestination();
     std::vector<DestinationStatsBucket> out;

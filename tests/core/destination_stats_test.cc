@@ -95,5 +95,14 @@ TEST(DestinationStatsTest, StepsWindowsAndTheirBuckets) {
   EXPECT_EQ(DefaultStatsStep(At(0), At(86400 * 5000)), Duration(24h));
 }
 
+TEST(DestinationStatsTest, WholeHoursFromAWholeHourAreReadFromTheHours) {
+  EXPECT_TRUE(UsesHourRollups({At(3600 * 5), At(3600 * 9), 1h}));
+  EXPECT_TRUE(UsesHourRollups({At(86400), At(86400 * 2 + 1234), 24h}));  // until mid-hour
+  EXPECT_FALSE(UsesHourRollups({At(3600 * 5), At(3600 * 9), 5min}));
+  EXPECT_FALSE(UsesHourRollups({At(3600 * 5), At(3600 * 9), 1min}));
+  EXPECT_FALSE(UsesHourRollups({At(3600 * 5 + 60), At(3600 * 9), 1h}));  // since mid-hour
+  EXPECT_FALSE(UsesHourRollups({At(3600 * 5), At(3600 * 9), 90min}));
+}
+
 }  // namespace
 }  // namespace webhookd::destination_stats_test

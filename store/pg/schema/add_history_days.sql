@@ -4,9 +4,9 @@
 -- retention round, a week ahead, so that ingest never waits for a partition. Each is
 -- created on its own and then attached, which locks the parent only against other
 -- changes of its partitions (SHARE UPDATE EXCLUSIVE), where CREATE TABLE ... PARTITION
--- OF would lock out its readers and writers too. The destinations' rollups of the day
--- (migrations/0044_destination_stats.sql) are partitioned by time, not by id, and come
--- with them. One caller at a time.
+-- OF would lock out its readers and writers too. The destinations' rollups of the day, by
+-- minute and by hour (migrations/0044_destination_stats.sql, 0045_destination_stats_hours.sql),
+-- are partitioned by time, not by id, and come with them. One caller at a time.
 CREATE OR REPLACE FUNCTION webhookd.add_history_days(through date)
  RETURNS integer
  LANGUAGE plpgsql
@@ -34,12 +34,14 @@ BEGIN
       EXECUTE format('ALTER TABLE webhookd.%I ATTACH PARTITION webhookd.%I'
                      ' FOR VALUES FROM (%s) TO (%s)', t || '_days', part, lo, hi);
     END LOOP;
-    part := 'destination_stats_p' || to_char(d, 'YYYYMMDD');
-    EXECUTE format('CREATE TABLE webhookd.%I (LIKE webhookd.destination_stats INCLUDING DEFAULTS'
-                   ' INCLUDING CONSTRAINTS) WITH (fillfactor = 70)', part);
-    EXECUTE format('ALTER TABLE webhookd.destination_stats ATTACH PARTITION webhookd.%I'
-                   ' FOR VALUES FROM (%L) TO (%L)', part, (d::timestamp AT TIME ZONE 'UTC'),
-                   ((d + 1)::timestamp AT TIME ZONE 'UTC'));
+    FOREACH t IN ARRAY ARRAY['destination_stats', 'destination_stats_hours'] LOOP
+      part := t || '_p' || to_char(d, 'YYYYMMDD');
+      EXECUTE format('CREATE TABLE webhookd.%I (LIKE webhookd.%I INCLUDING DEFAULTS'
+                     ' INCLUDING CONSTRAINTS) WITH (fillfactor = 70)', part, t);
+      EXECUTE format('ALTER TABLE webhookd.%I ATTACH PARTITION webhookd.%I'
+                     ' FOR VALUES FROM (%L) TO (%L)', t, part, (d::timestamp AT TIME ZONE 'UTC'),
+                     ((d + 1)::timestamp AT TIME ZONE 'UTC'));
+    END LOOP;
     INSERT INTO history_days (day, event_from, event_to, delivery_from, delivery_to)
     VALUES (d, lo, hi, lo, hi);
     added := added + 1;

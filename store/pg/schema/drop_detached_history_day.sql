@@ -25,7 +25,8 @@ BEGIN
               WHERE c.relnamespace = 'webhookd'::regnamespace
                 AND c.relname IN ('events' || sfx, 'deliveries' || sfx, 'attempts' || sfx,
                                   'dead_letters' || sfx, 'event_subjects' || sfx,
-                                  'destination_stats' || sfx)) THEN
+                                  'destination_stats' || sfx,
+                                  'destination_stats_hours' || sfx)) THEN
     RAISE EXCEPTION 'day % of the history is still attached', day;
   END IF;
   SELECT coalesce((SELECT n.delivery_to FROM history_days n WHERE n.day > h.day
@@ -74,7 +75,7 @@ BEGIN
 
   -- The day's destination rollups (migrations/0044_destination_stats.sql) go with it.
   FOREACH t IN ARRAY ARRAY['events', 'deliveries', 'attempts', 'dead_letters', 'event_subjects',
-                           'destination_stats']
+                           'destination_stats', 'destination_stats_hours']
   LOOP
     EXECUTE format('DROP TABLE IF EXISTS %I', t || sfx);
   END LOOP;

@@ -8,7 +8,7 @@ SELECT format(CASE WHEN i.inhdetachpending
                    ELSE 'ALTER TABLE webhookd.%I DETACH PARTITION webhookd.%I CONCURRENTLY' END,
               p.relname, c.relname)
   FROM unnest(ARRAY['events', 'deliveries', 'attempts', 'dead_letters', 'event_subjects',
-                    'destination_stats'])
+                    'destination_stats', 'destination_stats_hours'])
        WITH ORDINALITY t(name, ord)
   JOIN pg_class c ON c.relname = t.name || '_p' || to_char($1::date, 'YYYYMMDD')
                  AND c.relnamespace = 'webhookd'::regnamespace

@@ -132,6 +132,29 @@ rolled AS (
          permanent = s.permanent + excluded.permanent,
          dead_lettered = s.dead_lettered + excluded.dead_lettered,
          latency = webhookd.add_latency(s.latency, excluded.latency)),
+-- The same by hour (migrations/0045_destination_stats_hours.sql), after the minutes, so
+-- every writer takes its rows in one order.
+rolled_hours AS (
+  INSERT INTO destination_stats_hours AS s (destination_id, hour, slot, succeeded, retryable,
+                                            permanent, dead_lettered, latency)
+  SELECT a.destination_id, a.hour, pg_backend_pid() % 4,
+         count(*) FILTER (WHERE a.outcome = 'success'),
+         count(*) FILTER (WHERE a.outcome = 'retryable'),
+         count(*) FILTER (WHERE a.outcome = 'permanent'),
+         count(*) FILTER (WHERE a.next_status = 'dead_lettered'),
+         webhookd.latency_histogram(array_agg(a.duration_ms) FILTER (WHERE a.outcome <> 'skipped'))
+    FROM (SELECT x.*, date_bin('1 hour', x.started_at, timestamptz 'epoch') AS hour
+            FROM upd x WHERE x.outcome <> 'skipped' OR x.next_status = 'dead_lettered') a
+    JOIN history_days h ON h.day = (a.hour AT TIME ZONE 'UTC')::date
+                       AND h.detaching_since IS NULL
+   GROUP BY a.destination_id, a.hour
+   ORDER BY a.destination_id, a.hour
+  ON CONFLICT (destination_id, hour, slot) DO UPDATE
+     SET succeeded = s.succeeded + excluded.succeeded,
+         retryable = s.retryable + excluded.retryable,
+         permanent = s.permanent + excluded.permanent,
+         dead_lettered = s.dead_lettered + excluded.dead_lettered,
+         latency = webhookd.add_latency(s.latency, excluded.latency)),
 -- Protection: the applied outcomes per destination, in the order the worker wrote them.
 -- A failure counts toward the circuit (retryable, not 429); a failed attempt (any but a
 -- success or a skip) starts failing_since; 429 and 503 throttle the cap. A feed's

@@ -41,7 +41,7 @@ att AS (
                         error, response_body, outcome, kept)
   SELECT id, attempt_number, started_at, duration_ms, status_code, NULL, body, 'success', kept
     FROM upd),
--- The destinations' rollups, as record_outcomes.sql adds to them.
+-- The destinations' rollups by minute and by hour, as record_outcomes.sql adds to them.
 rolled AS (
   INSERT INTO destination_stats AS s (destination_id, minute, slot, succeeded, latency)
   SELECT a.destination_id, a.minute, pg_backend_pid() % 4, count(*),
@@ -54,6 +54,20 @@ rolled AS (
    GROUP BY a.destination_id, a.minute
    ORDER BY a.destination_id, a.minute
   ON CONFLICT (destination_id, minute, slot) DO UPDATE
+     SET succeeded = s.succeeded + excluded.succeeded,
+         latency = webhookd.add_latency(s.latency, excluded.latency)),
+rolled_hours AS (
+  INSERT INTO destination_stats_hours AS s (destination_id, hour, slot, succeeded, latency)
+  SELECT a.destination_id, a.hour, pg_backend_pid() % 4, count(*),
+         webhookd.latency_histogram(array_agg(a.duration_ms))
+    FROM (SELECT x.destination_id, x.duration_ms,
+                 date_bin('1 hour', x.started_at, timestamptz 'epoch') AS hour
+            FROM upd x) a
+    JOIN history_days h ON h.day = (a.hour AT TIME ZONE 'UTC')::date
+                       AND h.detaching_since IS NULL
+   GROUP BY a.destination_id, a.hour
+   ORDER BY a.destination_id, a.hour
+  ON CONFLICT (destination_id, hour, slot) DO UPDATE
      SET succeeded = s.succeeded + excluded.succeeded,
          latency = webhookd.add_latency(s.latency, excluded.latency))
 SELECT id FROM upd

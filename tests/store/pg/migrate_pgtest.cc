@@ -19,10 +19,19 @@ namespace {
 
 using testing::TestDatabase;
 
-const std::vector<std::string> kTables = {
-    "api_keys", "destinations", "events",           "deliveries",
-    "attempts", "dead_letters", "idempotency_keys", "schema_migrations",
-    "sources",  "source_keys",  "recoveries",       "destination_stats"};
+const std::vector<std::string> kTables = {"api_keys",
+                                          "destinations",
+                                          "events",
+                                          "deliveries",
+                                          "attempts",
+                                          "dead_letters",
+                                          "idempotency_keys",
+                                          "schema_migrations",
+                                          "sources",
+                                          "source_keys",
+                                          "recoveries",
+                                          "destination_stats",
+                                          "destination_stats_hours"};
 
 bool TableExists(TestDatabase& db, const std::string& table) {
   return db.Scalar("SELECT to_regclass('webhookd." + table + "') IS NOT NULL") == "t";
@@ -46,12 +55,12 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_TRUE(applied->definitions);
-  EXPECT_THAT(
-      applied->versions,
-      ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
-                             "0037_queue_counts", "0038_history_days", "0039_broker_destinations",
-                             "0040_fifo_heads_with_their_keys", "0041_sources", "0042_recoveries",
-                             "0043_feed_fallback", "0044_destination_stats"));
+  EXPECT_THAT(applied->versions,
+              ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
+                                     "0037_queue_counts", "0038_history_days",
+                                     "0039_broker_destinations", "0040_fifo_heads_with_their_keys",
+                                     "0041_sources", "0042_recoveries", "0043_feed_fallback",
+                                     "0044_destination_stats", "0045_destination_stats_hours"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.

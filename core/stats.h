@@ -3,6 +3,8 @@
 // The figures of /metrics and /v1/admin/stats.
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "base/clock.h"
 
@@ -42,6 +44,17 @@ struct StatsPoint {
   int64_t successes = 0;
   int64_t failures = 0;  // retryable and permanent outcomes
   int64_t dead_letters = 0;
+};
+
+// A destination among those that failed most over a window (the console's Overview).
+struct FailingDestination {
+  int64_t id = 0;
+  std::optional<std::string> tenant_id;  // none for a destination of no tenant
+  std::string url;
+  std::string description;
+  int64_t failed = 0;  // retryable and permanent outcomes
+  int64_t succeeded = 0;
+  int64_t dead_lettered = 0;
 };
 
 }  // namespace webhookd

@@ -48,6 +48,26 @@ Result<Reply> Api::GetStatsSeries(const ApiRequest& req) {
   return JsonReply(200, StatsSeriesJson(window, step, points));
 }
 
+Result<Reply> Api::GetFailingDestinations(const ApiRequest& req) {
+  // Read from the rollups by minute of each failing destination: a day at most keeps the
+  // read to the last two days' partitions.
+  constexpr Duration kMaxWindow = std::chrono::hours(24);
+  std::vector<FieldError> errors;
+  Duration window = std::chrono::hours(1);
+  if (auto text = QueryValue(req, "window"); text && !text->empty()) {
+    auto parsed = ParseDuration(*text);
+    if (!parsed || *parsed < std::chrono::minutes(1) || *parsed > kMaxWindow) {
+      errors.push_back({"window", "must be a duration from 1m to 24h, such as 15m or 1h"});
+    } else {
+      window = *parsed;
+    }
+  }
+  const int limit = ParseLimit(req, errors, 10);
+  if (!errors.empty()) return Invalid(std::move(errors));
+  WEBHOOKD_ASSIGN_OR_RETURN(auto failing, stores_.operations.FailingDestinations(window, limit));
+  return JsonReply(200, FailingDestinationsJson(window, failing));
+}
+
 Result<Reply> Api::GetStats(const ApiRequest& req) {
   WEBHOOKD_ASSIGN_OR_RETURN(Duration window, StatsWindow(req));
   WEBHOOKD_ASSIGN_OR_RETURN(HealthStats stats, stores_.operations.Stats(window));

@@ -1,6 +1,7 @@
 #include "server/admin_codec.h"
 
 #include "base/duration.h"
+#include "core/ids.h"
 
 namespace webhookd {
 
@@ -53,6 +54,20 @@ Json StatsSeriesJson(Duration window, Duration step, const std::vector<StatsPoin
   return Json{{"window", FormatDuration(window)},
               {"step", FormatDuration(step)},
               {"points", std::move(data)}};
+}
+
+Json FailingDestinationsJson(Duration window, const std::vector<FailingDestination>& failing) {
+  Json data = Json::array();
+  for (const FailingDestination& d : failing) {
+    data.push_back(Json{{"id", FormatId(kDestinationPrefix, d.id)},
+                        {"tenant_id", d.tenant_id ? Json(*d.tenant_id) : Json(nullptr)},
+                        {"url", d.url},
+                        {"description", d.description},
+                        {"failed", d.failed},
+                        {"succeeded", d.succeeded},
+                        {"dead_lettered", d.dead_lettered}});
+  }
+  return Json{{"window", FormatDuration(window)}, {"destinations", std::move(data)}};
 }
 
 Json PortalLinkJson(const std::string& url, const std::string& key,

@@ -22,6 +22,7 @@ Json TenantJson(const TenantSummary& t);
 Json TenantListJson(const TenantListing& listing);
 Json StatsJson(Duration window, const HealthStats& stats);
 Json StatsSeriesJson(Duration window, Duration step, const std::vector<StatsPoint>& points);
+Json FailingDestinationsJson(Duration window, const std::vector<FailingDestination>& failing);
 Json PortalLinkJson(const std::string& url, const std::string& key,
                     const std::optional<Timestamp>& expires_at);
 

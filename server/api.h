@@ -163,6 +163,7 @@ class Api {
   Result<Reply> GetRecovery(const ApiRequest& req);
   Result<Reply> GetStats(const ApiRequest& req);
   Result<Reply> GetStatsSeries(const ApiRequest& req);
+  Result<Reply> GetFailingDestinations(const ApiRequest& req);
 
   Result<Reply> ListEventTypes(const ApiRequest& req);
   Result<Reply> GetEventType(const ApiRequest& req);

@@ -106,6 +106,8 @@ constexpr std::array kRoutes = {
     RouteSpec{"GET", "/v1/admin/stats", Role::kAdmin, kNotTenant, &Api::GetStats, Body::kNone},
     RouteSpec{"GET", "/v1/admin/stats/series", Role::kAdmin, kNotTenant, &Api::GetStatsSeries,
               Body::kNone},
+    RouteSpec{"GET", "/v1/admin/stats/failing", Role::kAdmin, kNotTenant,
+              &Api::GetFailingDestinations, Body::kNone},
     RouteSpec{"POST", "/v1/admin/dead-letters/{}/replay", Role::kAdmin, kTenantOk,
               &Api::ReplayDeadLetter, Body::kOptional},
     RouteSpec{"POST", "/v1/admin/dead-letters/{}/dismiss", Role::kAdmin, kTenantOk,

@@ -30,5 +30,10 @@ class OperationsStore {
   // The window ending now in points of `step`, oldest first; `window` is a whole number
   // of steps (the caller checks).
   virtual Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) = 0;
+  // The live destinations with the most failed attempts over the last `window` (whole
+  // minutes, from the rollups), at most `limit`, most failures first; none that only
+  // succeeded.
+  virtual Result<std::vector<FailingDestination>> FailingDestinations(Duration window,
+                                                                      int limit) = 0;
 };
 }  // namespace webhookd

@@ -1633,7 +1633,14 @@ test('the overview shows the figures and the destinations needing attention', as
   await page.goto(`${BASE}/ui/#/overview`);
   await page.locator('.figure').first().waitFor();
   assert.match(await page.locator('.figures').textContent(), /Pending/);
-  await page.getByRole('link', { name: 'Billing (flaky)' }).waitFor();
+  await page.getByRole('link', { name: 'Billing (flaky)' }).first().waitFor();
+  // Its receiver answers 500: it is among the most failing of the last hour, with its
+  // failed attempts counted (it was dead-lettered, so at least one).
+  const failing = page.getByRole('table', { name: 'Destinations with the most failures in the last hour' });
+  const row = rowOf(failing, 'Billing (flaky)');
+  await row.waitFor();
+  const failed = Number((await row.locator('td').nth(2).textContent()).replace(/[^0-9]/g, ''));
+  assert.ok(failed >= 1, `failed attempts: ${failed}`);
   // Either the charts or the words saying there is no series.
   await page.locator('svg.chart, .empty-title:text("No series available")').first().waitFor();
   await shot(page, '00-overview');

@@ -95,4 +95,25 @@ Result<std::vector<StatsPoint>> PgOperationsStore::StatsSeries(Duration window, 
   });
 }
 
+Result<std::vector<FailingDestination>> PgOperationsStore::FailingDestinations(Duration window,
+                                                                               int limit) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<std::vector<FailingDestination>> {
+    pqxx::nontransaction tx(c);
+    std::vector<FailingDestination> out;
+    for (const auto& r : Exec(tx, sql::kFailingDestinations,
+                              Params().Add(static_cast<int64_t>(window.count())).Add(limit))) {
+      FailingDestination d;
+      d.id = r[0].as<int64_t>();
+      if (!r[1].is_null()) d.tenant_id = r[1].as<std::string>();
+      d.url = r[2].as<std::string>();
+      d.description = r[3].as<std::string>();
+      d.failed = r[4].as<int64_t>();
+      d.succeeded = r[5].as<int64_t>();
+      d.dead_lettered = r[6].as<int64_t>();
+      out.push_back(std::move(d));
+    }
+    return out;
+  });
+}
+
 }  // namespace webhookd::pg

@@ -16,6 +16,7 @@ class PgOperationsStore final : public OperationsStore {
   Result<std::vector<std::pair<int64_t, std::string>>> ClientCertificates() override;
   Result<HealthStats> Stats(Duration window) override;
   Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override;
+  Result<std::vector<FailingDestination>> FailingDestinations(Duration window, int limit) override;
 
  private:
   PgPool& pool_;

@@ -174,6 +174,9 @@ class PgStore final : public Store {
   Result<std::vector<StatsPoint>> StatsSeries(Duration window, Duration step) override {
     return operations_.StatsSeries(window, step);
   }
+  Result<std::vector<FailingDestination>> FailingDestinations(Duration window, int limit) override {
+    return operations_.FailingDestinations(window, limit);
+  }
   // RetentionStore
   Result<int> AddHistoryDays(int days_ahead) override {
     return retention_.AddHistoryDays(days_ahead);

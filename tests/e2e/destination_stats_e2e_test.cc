@@ -196,5 +196,50 @@ TEST_F(DestinationStatsE2eTest, BadInputIsA422ProblemNeverAServerError) {
   }
 }
 
+// The Overview's most failing destinations: a receiver that answers 503 is listed with
+// its failed attempts and its dead letter; one that succeeds is not; only admin keys
+// read it, and a bad window or limit is a 422 problem.
+TEST_F(DestinationStatsE2eTest, TheOverviewListsTheDestinationsThatFailedMostInTheLastHour) {
+  Receiver failing([](const Received&, int) {
+    Answer a;
+    a.status = 503;
+    return a;
+  });
+  Receiver fine([](const Received&, int) { return Answer{}; });
+  const std::string bad = Call("POST", "/v1/destinations",
+                               {{"url", failing.url()}, {"description", "down"}}, 201)["id"];
+  const std::string good = Call("POST", "/v1/destinations", {{"url", fine.url()}}, 201)["id"];
+  Deliver(bad, "dead_lettered");  // three attempts: the first and two retries
+  Deliver(good, "succeeded");
+
+  const Json listed = Call("GET", "/v1/admin/stats/failing");
+  EXPECT_EQ(listed["window"], "1h") << listed;
+  ASSERT_EQ(listed["destinations"].size(), 1u) << listed;
+  const Json& d = listed["destinations"][0];
+  EXPECT_EQ(d["id"], bad);
+  EXPECT_EQ(d["description"], "down");
+  EXPECT_EQ(d["url"], failing.url());
+  EXPECT_EQ(d["tenant_id"], nullptr);
+  EXPECT_EQ(d["failed"], 3);
+  EXPECT_EQ(d["succeeded"], 0);
+  EXPECT_EQ(d["dead_lettered"], 1);
+  EXPECT_EQ(Call("GET", "/v1/admin/stats/failing?window=5m&limit=1")["destinations"].size(), 1u);
+
+  const std::string publisher =
+      WebhookdProcess::CreateKey(db_.url(), {"--name", "p", "--role", "publisher"});
+  const std::string tenant =
+      WebhookdProcess::CreateKey(db_.url(), {"--name", "t", "--role", "tenant", "--tenant", "T"});
+  EXPECT_EQ(webhookd_.Call("GET", "/v1/admin/stats/failing", nullptr, publisher).status, 403);
+  EXPECT_EQ(webhookd_.Call("GET", "/v1/admin/stats/failing", nullptr, tenant).status, 403);
+  for (const std::string query : {"?window=0s", "?window=30s", "?window=25h", "?window=x",
+                                  "?limit=0", "?limit=1001", "?limit=ten"}) {
+    auto res = webhookd_.Call("GET", "/v1/admin/stats/failing" + query);
+    EXPECT_EQ(res.status, 422) << query << ": " << res.body;
+    EXPECT_NE(res.get_header_value("Content-Type").find("application/problem+json"),
+              std::string::npos)
+        << query;
+  }
+}
+
 }  // namespace
 }  // namespace webhookd::testing::destination_stats_e2e_test

@@ -144,6 +144,9 @@ class StubApiStores final : public DestinationStore,
   Result<std::vector<FeedMessageCounts>> CountFeedMessages() override { return No(); }
   Result<HealthStats> Stats(Duration) override { return No(); }
   Result<std::vector<StatsPoint>> StatsSeries(Duration, Duration) override { return No(); }
+  Result<std::vector<FailingDestination>> FailingDestinations(Duration, int) override {
+    return No();
+  }
 
   // The catalog: empty at generation 1 unless scripted; reading it is not a counted call.
   std::function<Result<CatalogSnapshotRows>()> on_load_catalog;

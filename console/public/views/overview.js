@@ -1,5 +1,5 @@
-// Overview (admin): the health figures, attempts and success rate over time, and the
-// destinations that need attention.
+// Overview (admin): the health figures, attempts and success rate over time, the
+// destinations that failed most in the last hour and those that need attention.
 
 import * as api from '../api.js';
 import { attemptsChart, legend, successRateChart } from '../chart.js';
@@ -7,6 +7,7 @@ import {
   emptyState, errorBox, h, link, loading, replace, show, table,
 } from '../dom.js';
 import { attentionList } from './attention.js';
+import { destinationLabel } from './destination_shared.js';
 import { card, pageHeader } from './common.js';
 
 const WINDOWS = [
@@ -83,6 +84,33 @@ function charts(ctx, windowName, step) {
   return root;
 }
 
+// The ten destinations with the most failed attempts in the last hour, whatever window
+// the page shows: the question after an alert is "who is failing now". An older server
+// answers 404, and the card is left out.
+function mostFailing(ctx) {
+  const section = h('div');
+  api.get('/v1/admin/stats/failing', { window: '1h', limit: 10 }, { signal: ctx.signal }).then((body) => {
+    if (!ctx.alive()) return;
+    const rows = Array.isArray(body && body.destinations) ? body.destinations : [];
+    replace(section, card('Most failures in the last hour', rows.length
+      ? table([
+        {
+          label: 'Destination',
+          cell: (d) => link(`#/destinations/${encodeURIComponent(d.id)}`, show(destinationLabel(d))),
+        },
+        { label: 'Tenant', cell: (d) => show(d.tenant_id) },
+        { label: 'Failed', class: 'num', cell: (d) => count(d.failed) },
+        { label: 'Succeeded', class: 'num', cell: (d) => count(d.succeeded) },
+        { label: 'Dead-lettered', class: 'num', cell: (d) => count(d.dead_lettered) },
+      ], rows, { 'aria-label': 'Destinations with the most failures in the last hour' })
+      : emptyState('No failures', 'No destination had a failed attempt in the last hour.')));
+  }, (err) => {
+    if (!ctx.alive() || err.name === 'AbortError' || err.status === 404) return;
+    replace(section, card('Most failures in the last hour', errorBox(err, 'Could not load the failing destinations')));
+  });
+  return section;
+}
+
 // Tenants appear only where the server lists them; an older one answers 404.
 function tenants(ctx) {
   const section = h('div');
@@ -120,6 +148,7 @@ export function render(ctx) {
     }),
     figures(ctx, windowName),
     charts(ctx, windowName, step),
+    mostFailing(ctx),
     card('Needs attention', attentionList(ctx)),
     tenants(ctx));
 }

@@ -59,13 +59,17 @@ class DestinationStatsPgTest : public testing::PgTest {
     return out;
   }
 
-  // What the rollups hold, their slots added up.
-  Minutes Rollups() {
+  // What the rollups by minute hold, their slots added up; or those by hour, keyed by the
+  // hour's first minute.
+  Minutes Rollups(bool hours = false) {
     Minutes out;
     for (const auto& r :
-         Rows("SELECT destination_id, extract(epoch FROM minute)::bigint / 60, succeeded,"
-              " retryable, permanent, dead_lettered, array_to_string(latency, ',')"
-              " FROM webhookd.destination_stats")) {
+         Rows(hours ? "SELECT destination_id, extract(epoch FROM hour)::bigint / 60, succeeded,"
+                      " retryable, permanent, dead_lettered, array_to_string(latency, ',')"
+                      " FROM webhookd.destination_stats_hours"
+                    : "SELECT destination_id, extract(epoch FROM minute)::bigint / 60, succeeded,"
+                      " retryable, permanent, dead_lettered, array_to_string(latency, ',')"
+                      " FROM webhookd.destination_stats")) {
       Minute& m = out[{std::stoll(r[0]), std::stoll(r[1])}];
       m.succeeded += std::stoll(r[2]);
       m.retryable += std::stoll(r[3]);
@@ -98,6 +102,20 @@ class DestinationStatsPgTest : public testing::PgTest {
       if (outcome == "permanent") ++m.permanent;
       if (r[4] == "t") ++m.dead_lettered;
       ++m.latency[LatencyBin(std::stoll(r[3]))];
+    }
+    return out;
+  }
+
+  // Minutes added up by hour, keyed by the hour's first minute.
+  static Minutes ByHour(const Minutes& minutes) {
+    Minutes out;
+    for (const auto& [key, m] : minutes) {
+      Minute& h = out[{key.first, key.second - key.second % 60}];
+      h.succeeded += m.succeeded;
+      h.retryable += m.retryable;
+      h.permanent += m.permanent;
+      h.dead_lettered += m.dead_lettered;
+      for (int i = 0; i < kLatencyBins; ++i) h.latency[i] += m.latency[i];
     }
     return out;
   }
@@ -200,6 +218,7 @@ TEST_F(DestinationStatsPgTest, RollupsEqualARecountOfTheAttemptsAfterARandomMixO
   const Minutes recount = Recount();
   EXPECT_GT(recount.size(), 30u);
   EXPECT_EQ(rollups, recount);
+  EXPECT_EQ(Rollups(/*hours=*/true), ByHour(recount));
   // Each outcome and a dead letter of each kind happened.
   Minute all;
   for (const auto& [key, m] : recount) {
@@ -239,15 +258,39 @@ TEST_F(DestinationStatsPgTest, RollupsEqualARecountOfTheAttemptsAfterARandomMixO
     if (b.succeeded + b.retryable + b.permanent > 0) ++nonzero;
   }
   EXPECT_GT(nonzero, 10);
-  // In buckets of an hour, the same totals.
-  w.step = 1h;
-  w.since = StatsBucketStart(w.until - 4h, 1h);
-  auto hourly = store_.GetDestinationStats(dst, w, Scope::All());
-  ASSERT_TRUE(hourly) << hourly.error().message;
-  int64_t minutes_total = 0, hours_total = 0;
-  for (const auto& b : *read) minutes_total += b.succeeded + b.retryable + b.permanent;
-  for (const auto& b : *hourly) hours_total += b.succeeded + b.retryable + b.permanent;
-  EXPECT_GE(hours_total, minutes_total);
+  // In buckets of an hour (read from the hours, the last, partial one from its minutes),
+  // each bucket the recount of its minutes; so too a window that ends mid-minute.
+  for (const Timestamp until : {w.until, w.until - 37min - 20s}) {
+    w.step = 1h;
+    w.until = until;
+    w.since = StatsBucketStart(until - 4h, 1h);
+    ASSERT_TRUE(UsesHourRollups(w));
+    auto hourly = store_.GetDestinationStats(dst, w, Scope::All());
+    ASSERT_TRUE(hourly) << hourly.error().message;
+    ASSERT_EQ(hourly->size(), 5u);
+    int64_t total = 0;
+    for (const DestinationStatsBucket& b : *hourly) {
+      Minute want;
+      const int64_t from = b.start.time_since_epoch().count() / 60'000'000;
+      const int64_t to =
+          std::min(from + 60, (until.time_since_epoch().count() + 59'999'999) / 60'000'000);
+      for (auto it = recount.lower_bound({dst, from});
+           it != recount.end() && it->first.first == dst && it->first.second < to; ++it) {
+        want.succeeded += it->second.succeeded;
+        want.retryable += it->second.retryable;
+        want.permanent += it->second.permanent;
+        want.dead_lettered += it->second.dead_lettered;
+        for (int i = 0; i < kLatencyBins; ++i) want.latency[i] += it->second.latency[i];
+      }
+      EXPECT_EQ(b.succeeded, want.succeeded) << from;
+      EXPECT_EQ(b.retryable, want.retryable) << from;
+      EXPECT_EQ(b.permanent, want.permanent) << from;
+      EXPECT_EQ(b.dead_lettered, want.dead_lettered) << from;
+      EXPECT_EQ(b.latency, want.latency) << from;
+      total += b.succeeded + b.retryable + b.permanent;
+    }
+    EXPECT_GT(total, 0);
+  }
   // Another tenant's destination, or none, is not found.
   EXPECT_EQ(store_.GetDestinationStats(dst, w, Scope::Tenant("other")).error().kind,
             ErrorKind::kNotFound);
@@ -255,23 +298,26 @@ TEST_F(DestinationStatsPgTest, RollupsEqualARecountOfTheAttemptsAfterARandomMixO
             ErrorKind::kNotFound);
 }
 
-// 30 days of one destination with 10 million attempts, as 43,200 minute rows beside those
-// of four other destinations written in time order (a page holds rows of all of them): a
-// month in buckets of an hour or a day reads each minute row once at most, never the
-// attempts. The time is printed, not asserted.
-TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsMinutesWithinABound) {
+// 30 days of one destination with 10 million attempts, as 43,200 minute rows and 720 hour
+// rows beside those of four other destinations written in time order (a page holds rows
+// of all of them): a month in buckets of an hour or a day reads its hours (and the
+// minutes of a last, partial hour), never its minutes or the attempts. The time is
+// printed, not asserted.
+TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsHoursWithinABound) {
   std::vector<int64_t> destinations;
   for (int i = 0; i < 5; ++i) destinations.push_back(CreateDestination(testing::TestDestination()));
   const int64_t dst = destinations[2];
   // The thirty days before today have partitions, as a month-old installation has.
   db_.Exec(
-      "DO $$ DECLARE d date; BEGIN"
+      "DO $$ DECLARE d date; t text; BEGIN"
       " FOR d IN SELECT generate_series((now() AT TIME ZONE 'UTC')::date - 30,"
       "                                 (now() AT TIME ZONE 'UTC')::date - 1, '1 day')::date LOOP"
-      "  EXECUTE format('CREATE TABLE webhookd.%I PARTITION OF webhookd.destination_stats"
-      "   FOR VALUES FROM (%L) TO (%L) WITH (fillfactor = 70)',"
-      "   'destination_stats_p' || to_char(d, 'YYYYMMDD'), d::timestamp AT TIME ZONE 'UTC',"
-      "   (d + 1)::timestamp AT TIME ZONE 'UTC');"
+      "  FOREACH t IN ARRAY ARRAY['destination_stats', 'destination_stats_hours'] LOOP"
+      "   EXECUTE format('CREATE TABLE webhookd.%I PARTITION OF webhookd.%I"
+      "    FOR VALUES FROM (%L) TO (%L) WITH (fillfactor = 70)',"
+      "    t || '_p' || to_char(d, 'YYYYMMDD'), t, d::timestamp AT TIME ZONE 'UTC',"
+      "    (d + 1)::timestamp AT TIME ZONE 'UTC');"
+      "  END LOOP;"
       " END LOOP; END $$");
   // 231 attempts a minute (220 succeeded, 10 retryable, 1 permanent and dead-lettered):
   // 9,979,200 over 43,200 minutes.
@@ -290,17 +336,36 @@ TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsMinutesWithi
       N(destinations[3]) + "," + N(destinations[4]) +
       "]::bigint[]) d(id)"
       "  ORDER BY m, d.id");
+  // Its hours, as the same writers add to them (one row each: one writer).
+  db_.Exec(
+      "INSERT INTO webhookd.destination_stats_hours (destination_id, hour, slot, succeeded,"
+      " retryable, permanent, dead_lettered, latency)"
+      " SELECT destination_id, date_bin('1 hour', minute, timestamptz 'epoch'), 0,"
+      "        sum(succeeded), sum(retryable), sum(permanent), sum(dead_lettered),"
+      "        array_fill(0, ARRAY[9]) || ARRAY[1200, 3600, 4800, 2400, 1200, 480] ||"
+      "        array_fill(0, ARRAY[16]) || ARRAY[180]"
+      "   FROM webhookd.destination_stats GROUP BY 1, 2 ORDER BY 2, 1");
   db_.Exec("ANALYZE webhookd.destination_stats");
+  db_.Exec("ANALYZE webhookd.destination_stats_hours");
   ASSERT_EQ(db_.Scalar("SELECT sum(succeeded + retryable + permanent) FROM"
                        " webhookd.destination_stats WHERE destination_id = " +
                        N(dst)),
             "9979200");
 
-  const Timestamp today = StatsBucketStart(SystemClock().Now(), 24h);
-  for (const auto& [step, text, buckets] :
-       {std::tuple{Duration(1h), "1 hour", 720}, std::tuple{Duration(24h), "1 day", 30}}) {
+  const Timestamp now = SystemClock().Now();
+  const Timestamp today = StatsBucketStart(now, 24h);
+  const int64_t hours_today = (now - today) / 1h + 1;
+  // The month in hours and days; and the longest window of minutes, 1,000 of 5 minutes.
+  const Timestamp month = today - 30 * 24h;
+  for (const auto& [since, step, until, text, buckets] :
+       {std::tuple{month, Duration(1h), today, "1 hour", int64_t{720}},
+        std::tuple{month, Duration(1h), now, "1 hour, until now", 720 + hours_today},
+        std::tuple{month, Duration(24h), today, "1 day", int64_t{30}},
+        std::tuple{today - 5000min, Duration(5min), today, "5 minutes", int64_t{1000}}}) {
     SCOPED_TRACE(text);
-    DestinationStatsWindow w{today - 30 * 24h, today, step};
+    DestinationStatsWindow w{since, until, step};
+    const bool hours = step >= 1h;
+    EXPECT_EQ(UsesHourRollups(w), hours);
     const auto started = std::chrono::steady_clock::now();
     auto read = store_.GetDestinationStats(dst, w, Scope::All());
     const auto took = std::chrono::steady_clock::now() - started;
@@ -308,7 +373,7 @@ TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsMinutesWithi
     ASSERT_EQ(read->size(), static_cast<size_t>(buckets));
     int64_t attempts = 0;
     for (const auto& b : *read) attempts += b.succeeded + b.retryable + b.permanent;
-    EXPECT_EQ(attempts, 9979200);
+    EXPECT_EQ(attempts, hours ? 9979200 : 231 * 5000);
     // The median in bin 11 (45 to 62 ms), the 99th percentile in the last bin.
     EXPECT_EQ(LatencyQuantile(read->front().latency, 0.5), 53);
     EXPECT_EQ(LatencyQuantile(read->front().latency, 0.99), 55108);
@@ -320,8 +385,12 @@ TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsMinutesWithi
     // As webhookd's own sessions are set up (sql/scripts/session_setup.sql).
     tx.exec(std::string(pg::sql::kSessionSetup.sql));
     std::string sql(pg::sql::kDestinationStats.sql);
-    const std::vector<std::string> params = {N(dst), "NULL", "'" + FormatRfc3339(w.since) + "'",
-                                             "'" + FormatRfc3339(w.until) + "'", N(w.step.count())};
+    const std::vector<std::string> params = {N(dst),
+                                             "NULL",
+                                             "'" + FormatRfc3339(w.since) + "'",
+                                             "'" + FormatRfc3339(w.until) + "'",
+                                             N(w.step.count()),
+                                             hours ? "true" : "false"};
     for (size_t i = params.size(); i >= 1; --i) {
       sql = std::regex_replace(sql, std::regex("\\$" + std::to_string(i) + "\\b"), params[i - 1]);
     }
@@ -332,25 +401,96 @@ TEST_F(DestinationStatsPgTest, AMonthOfABusyDestinationIsReadFromItsMinutesWithi
     }
     const int64_t buffers = Buffers(plan);
     std::printf(
-        "[ stats ] 30 days of 9,979,200 attempts in buckets of %s: %.1f ms through the "
-        "store, %lld shared buffers\n%s",
+        "[ stats ] a destination of 9,979,200 attempts in 30 days, in buckets of %s: %.1f ms "
+        "through the store, %lld shared buffers\n%s",
         text, std::chrono::duration<double, std::milli>(took).count(),
         static_cast<long long>(buffers), plan.c_str());
     EXPECT_GT(buffers, 0) << plan;
-    EXPECT_LT(buffers, 43200 + 2000) << plan;
+    // The month's hours are a few hundred pages, far from its 43,200 minute rows; the
+    // minutes of 1,000 buckets of 5 minutes are the pages that hold them.
+    EXPECT_LT(buffers, hours ? 1000 : 6000) << plan;
     EXPECT_EQ(plan.find("attempts"), std::string::npos) << plan;
   }
 }
 
+// The Overview's most failing destinations: by failed attempts in the window's minutes,
+// most first, only those that failed there, no deleted one, at most the limit.
+TEST_F(DestinationStatsPgTest, TheMostFailingDestinationsOfAWindowComeFirst) {
+  // Yesterday has partitions too, so that "two hours ago" is counted at any time of day.
+  db_.Exec(
+      "DO $$ DECLARE d date := (now() AT TIME ZONE 'UTC')::date - 1; t text; BEGIN"
+      " IF NOT EXISTS (SELECT 1 FROM webhookd.history_days WHERE day = d) THEN"
+      "  FOREACH t IN ARRAY ARRAY['destination_stats', 'destination_stats_hours'] LOOP"
+      "   EXECUTE format('CREATE TABLE webhookd.%I PARTITION OF webhookd.%I"
+      "    FOR VALUES FROM (%L) TO (%L)', t || '_p' || to_char(d, 'YYYYMMDD'), t,"
+      "    d::timestamp AT TIME ZONE 'UTC', (d + 1)::timestamp AT TIME ZONE 'UTC');"
+      "  END LOOP;"
+      "  INSERT INTO webhookd.history_days (day, event_from, event_to, delivery_from,"
+      "   delivery_to) VALUES (d, 0, 0, 0, 0);"
+      " END IF; END $$");
+  std::vector<int64_t> dst;
+  for (int i = 0; i < 5; ++i) dst.push_back(CreateDestination(testing::TestDestination()));
+  // Per destination: failures now, successes now, failures two hours ago.
+  const std::vector<std::tuple<int, int, int>> plan = {
+      {2, 3, 0},   // 0: two failures
+      {5, 0, 0},   // 1: the most
+      {0, 4, 9},   // 2: failed only before the window
+      {2, 0, 0},   // 3: ties with 0, a later id
+      {7, 0, 0}};  // 4: deleted
+  ProtectionSettings protection;
+  protection.circuit.threshold = 1000000;
+  const Timestamp now = SystemClock().Now();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const auto [failed, succeeded, before] = plan[i];
+    for (int n = 0; n < failed + succeeded + before; ++n) Ingest(dst[i]);
+    std::vector<AttemptRecord> records;
+    int n = 0;
+    for (const ClaimedDelivery& c : Claim(100)) {
+      AttemptRecord r = n < failed + before
+                            ? RecordFor(c, DeliveryStatus::kPending, 503, Outcome::kRetryable)
+                            : RecordFor(c, DeliveryStatus::kSucceeded, 200, Outcome::kSuccess);
+      r.wait = 1h;  // not claimed again by the next destination's round
+      r.started_at = n < before ? now - 2h : now - 1min;
+      records.push_back(r);
+      ++n;
+    }
+    ASSERT_EQ(n, failed + succeeded + before);
+    Record(records, protection);
+  }
+  ASSERT_TRUE(store_.DeleteDestination(dst[4], Scope::All()));
+
+  auto failing = store_.FailingDestinations(1h, 10);
+  ASSERT_TRUE(failing) << failing.error().message;
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> got;
+  for (const FailingDestination& d : *failing) got.emplace_back(d.id, d.failed, d.succeeded);
+  EXPECT_EQ(got, (std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+                     {dst[1], 5, 0}, {dst[0], 2, 3}, {dst[3], 2, 0}}));
+  // The limit; a window that reaches back two hours counts the older failures.
+  failing = store_.FailingDestinations(1h, 1);
+  ASSERT_TRUE(failing);
+  ASSERT_EQ(failing->size(), 1u);
+  EXPECT_EQ(failing->front().id, dst[1]);
+  failing = store_.FailingDestinations(3h, 10);
+  ASSERT_TRUE(failing);
+  ASSERT_FALSE(failing->empty());
+  EXPECT_EQ(failing->front().id, dst[2]);
+  EXPECT_EQ(failing->front().failed, 9);
+}
+
 TEST_F(DestinationStatsPgTest, EachDayHasItsRollupsPartitionAndTheyGoWithTheDay) {
-  // A partition of the rollups for each day of the history, today's a week ahead too.
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM pg_inherits"
-                       " WHERE inhparent = 'webhookd.destination_stats'::regclass"),
+  // A partition of the rollups (by minute and by hour) for each day of the history,
+  // today's a week ahead too.
+  const auto partitions = [&](const std::string& table) {
+    return db_.Scalar("SELECT count(*) FROM pg_inherits WHERE inhparent = 'webhookd." + table +
+                      "'::regclass");
+  };
+  EXPECT_EQ(partitions("destination_stats"),
             db_.Scalar("SELECT count(*) FROM webhookd.history_days"));
+  EXPECT_EQ(partitions("destination_stats_hours"), partitions("destination_stats"));
   EXPECT_EQ(*store_.AddHistoryDays(9), 2);
-  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM pg_inherits"
-                       " WHERE inhparent = 'webhookd.destination_stats'::regclass"),
+  EXPECT_EQ(partitions("destination_stats"),
             db_.Scalar("SELECT count(*) FROM webhookd.history_days"));
+  EXPECT_EQ(partitions("destination_stats_hours"), partitions("destination_stats"));
   EXPECT_EQ(db_.Scalar("SELECT partdefid::text FROM pg_partitioned_table"
                        " WHERE partrelid = 'webhookd.destination_stats'::regclass"),
             "0");
@@ -362,6 +502,8 @@ TEST_F(DestinationStatsPgTest, EachDayHasItsRollupsPartitionAndTheyGoWithTheDay)
   Record({RecordFor(claimed[0], DeliveryStatus::kSucceeded, 200, Outcome::kSuccess)});
   const std::string today = db_.Scalar("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD')");
   EXPECT_EQ(db_.Scalar("SELECT sum(succeeded) FROM webhookd.destination_stats_p" + today), "1");
+  EXPECT_EQ(db_.Scalar("SELECT sum(succeeded) FROM webhookd.destination_stats_hours_p" + today),
+            "1");
 
   auto dropped = store_.DropAgedDays(SystemClock().Now() + 48h, 1);
   ASSERT_TRUE(dropped) << dropped.error().message;
@@ -369,6 +511,10 @@ TEST_F(DestinationStatsPgTest, EachDayHasItsRollupsPartitionAndTheyGoWithTheDay)
   EXPECT_EQ(db_.Scalar("SELECT to_regclass('webhookd.destination_stats_p" + today + "') IS NULL"),
             "t");
   EXPECT_EQ(db_.Scalar("SELECT count(*) FROM webhookd.destination_stats"), "0");
+  EXPECT_EQ(
+      db_.Scalar("SELECT to_regclass('webhookd.destination_stats_hours_p" + today + "') IS NULL"),
+      "t");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM webhookd.destination_stats_hours"), "0");
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ constexpr std::chrono::milliseconds kMaxBackoff{5000};
 
 }  // namespace
 
-FeedWaiters::FeedWaiters(Listen listen, int max_waiters)
-    : listen_(std::move(listen)), max_waiters_(max_waiters) {}
+FeedWaiters::FeedWaiters(Listen listen, Probe probe, int max_waiters)
+    : listen_(std::move(listen)), probe_(std::move(probe)), max_waiters_(max_waiters) {}
 
 FeedWaiters::~FeedWaiters() { Stop(); }
 
@@ -32,14 +32,28 @@ uint64_t FeedWaiters::Generation() const {
   return generation_;
 }
 
-bool FeedWaiters::Wait(uint64_t seen, Clock::time_point until, Callback done) {
+bool FeedWaiters::Wait(int64_t feed, uint64_t seen, Clock::time_point until, Callback done) {
   {
     std::lock_guard lock(mu_);
     if (stopping_ || std::cmp_greater_equal(waiters_.size(), max_waiters_)) return false;
-    waiters_.emplace(until, Waiter{seen, std::move(done)});
+    // A wake-up since `seen` came while the read leased, and maybe before a probe could
+    // see this waiter: it leases again.
+    waiters_.emplace(until, Waiter{feed, seen < generation_, std::move(done)});
   }
   cv_.notify_all();
   return true;
+}
+
+void FeedWaiters::MarkArrived(const std::optional<std::vector<int64_t>>& feeds) {
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [until, w] : waiters_) {
+      if (!feeds || std::find(feeds->begin(), feeds->end(), w.feed) != feeds->end()) {
+        w.arrived = true;
+      }
+    }
+  }
+  cv_.notify_all();
 }
 
 void FeedWaiters::Notify() {
@@ -47,7 +61,33 @@ void FeedWaiters::Notify() {
     std::lock_guard lock(mu_);
     ++generation_;
   }
-  cv_.notify_all();
+  MarkArrived(std::nullopt);
+}
+
+void FeedWaiters::Wake() {
+  if (!probe_) return Notify();
+  // The generation moves first: a read between its lease and its Wait (so not among the
+  // feeds probed) finds it moved and leases again.
+  std::vector<int64_t> feeds;
+  {
+    std::lock_guard lock(mu_);
+    ++generation_;
+    for (const auto& [until, w] : waiters_) {
+      if (!w.arrived) feeds.push_back(w.feed);
+    }
+  }
+  std::sort(feeds.begin(), feeds.end());
+  feeds.erase(std::unique(feeds.begin(), feeds.end()), feeds.end());
+  if (feeds.empty()) return;
+  Result<std::vector<int64_t>> ready = probe_(feeds);
+  if (!ready) {
+    Log(LogLevel::kWarn,
+        "feed reads cannot tell which feeds have messages; every waiting read "
+        "leases again",
+        {{"error", ready.error().message}});
+    return MarkArrived(std::nullopt);
+  }
+  if (!ready->empty()) MarkArrived(*ready);
 }
 
 void FeedWaiters::Stop() {
@@ -87,7 +127,7 @@ void FeedWaiters::AnswerLoop() {
       std::optional<Woken> why;
       if (stopping_) {
         why = Woken::kStopped;
-      } else if (it->second.seen < generation_) {
+      } else if (it->second.arrived) {
         why = Woken::kArrived;
       } else if (it->first <= now) {
         why = Woken::kTimedOut;
@@ -144,7 +184,18 @@ void FeedWaiters::ListenLoop() {
       listener.reset();
       continue;
     }
-    if (*got) Notify();
+    if (!*got) continue;
+    // Every wake-up already here is answered by one probe: those that came before it are
+    // committed, so it sees their messages.
+    while (true) {
+      auto more = listener->Wait(Duration::zero());
+      if (!more) {
+        listener.reset();
+        break;
+      }
+      if (!*more) break;
+    }
+    Wake();
   }
 }
 

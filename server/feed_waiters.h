@@ -7,7 +7,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <thread>
+#include <vector>
 
 #include "base/result.h"
 #include "store/delivery_queue.h"
@@ -17,6 +20,12 @@ namespace webhookd {
 // The long polls of feed reads (docs/feeds.md): a read that found nothing waits here as a
 // callback, holding no thread and no database connection, until a wake-up on the channel
 // that wakes the workers' claim (a message may have arrived), the end of its wait, or Stop.
+//
+// The channel says that something was queued, not for whom: every ingest commit wakes it.
+// So a wake-up asks the database once which of the waiting reads' feeds have a message
+// to lease (the probe), and answers only those reads; the others keep waiting. A thousand
+// waiting reads then cost one query per wake-up, not a thousand leases, whoever holds
+// them. Without a probe, or when it fails, every waiter is answered (the safe way).
 //
 // Threads: one holds a connection that LISTENs on the wake-up channel (made again, with a
 // backoff, when it is lost); one answers the waiters: at the end of each one's wait, after
@@ -29,13 +38,17 @@ class FeedWaiters {
   using Clock = std::chrono::steady_clock;
   // Opens the wake-up listener (PgDeliveryQueue::Listen).
   using Listen = std::function<Result<std::unique_ptr<WakeupListener>>()>;
+  // Which of these feeds have a message a read could lease now (FeedStore::ReadyFeeds); a
+  // feed it names that has none only costs its reads one lease each.
+  using Probe = std::function<Result<std::vector<int64_t>>(std::span<const int64_t>)>;
 
   // Reads waiting at once in one process: past it, a read is answered at once with what
   // there is (an empty list), so waiting reads cannot pile up without bound.
   static constexpr int kDefaultMaxWaiters = 1000;
 
-  // `listen` may be empty: then only Notify wakes (tests).
-  explicit FeedWaiters(Listen listen, int max_waiters = kDefaultMaxWaiters);
+  // `listen` may be empty: then only Notify and Wake wake (tests). `probe` may be empty:
+  // then a wake-up answers every waiter.
+  explicit FeedWaiters(Listen listen, Probe probe = {}, int max_waiters = kDefaultMaxWaiters);
   ~FeedWaiters();  // Stop
   FeedWaiters(const FeedWaiters&) = delete;
   FeedWaiters& operator=(const FeedWaiters&) = delete;
@@ -45,11 +58,16 @@ class FeedWaiters {
   // Wake-ups so far. A read takes it before it leases and waits with it, so a message
   // that arrives between its lease and its wait wakes it at once.
   uint64_t Generation() const;
-  // Keeps `done` until a wake-up after `seen` (kArrived), `until` (kTimedOut) or Stop
-  // (kStopped); false, and `done` dropped uncalled, when stopped or max_waiters wait.
-  bool Wait(uint64_t seen, Clock::time_point until, Callback done);
-  // A wake-up: every waiter is answered kArrived.
+  // Keeps `done`, a read of `feed`, until a wake-up for it (kArrived; any wake-up since
+  // `seen` answers at once), `until` (kTimedOut) or Stop (kStopped); false, and `done`
+  // dropped uncalled, when stopped or max_waiters wait.
+  bool Wait(int64_t feed, uint64_t seen, Clock::time_point until, Callback done);
+  // A wake-up for everyone: every waiter is answered kArrived.
   void Notify();
+  // A wake-up from the channel: the probe names the feeds with a message, and their
+  // waiters alone are answered kArrived (all of them without a probe, or when it fails).
+  // Blocks for the probe's query; the listener thread calls it.
+  void Wake();
   // Answers every waiter kStopped and refuses new ones; returns once they are answered
   // and both threads ended, so nothing calls back after it (but from a callback, which
   // must not wait for its own thread). Thread-safe, idempotent.
@@ -58,13 +76,17 @@ class FeedWaiters {
 
  private:
   struct Waiter {
-    uint64_t seen;
+    int64_t feed;
+    bool arrived;
     Callback done;
   };
+  // Marks the waiters of `feeds` (every waiter when nullopt) arrived.
+  void MarkArrived(const std::optional<std::vector<int64_t>>& feeds);
   void AnswerLoop();
   void ListenLoop();
 
   Listen listen_;
+  Probe probe_;
   const int max_waiters_;
   mutable std::mutex mu_;  // guards the four below
   std::condition_variable cv_;

@@ -212,10 +212,11 @@ bool Api::ReadFeedLater(ApiRequest& req, Answer answer) {
     EmitFeedSpan(traceparent, tracestate, start, call);
     (*shared)(FeedReply(FeedLease{}, lease));
   };
-  const bool waiting = waiters->Wait(seen, until, [shared, ended](FeedWaiters::Woken woken) {
-    if (woken == FeedWaiters::Woken::kArrived) return (*shared)(std::nullopt);
-    ended();
-  });
+  const bool waiting =
+      waiters->Wait(read->feed.id, seen, until, [shared, ended](FeedWaiters::Woken woken) {
+        if (woken == FeedWaiters::Woken::kArrived) return (*shared)(std::nullopt);
+        ended();
+      });
   if (!waiting) ended();  // over the cap, or stopping: what there is, nothing
   return true;
 }

@@ -35,6 +35,9 @@ class FeedStore {
   // Leases up to `limit` of the feed's waiting messages for `lease` (a fifo feed's key
   // heads alone); none leased by another read whose lease still runs.
   virtual Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease) = 0;
+  // Which of `feeds` have a message a read could lease now (a fifo feed whose heads are
+  // leased may be named too): what wakes the waiting reads (server/feed_waiters.h).
+  virtual Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t> feeds) = 0;
   // The queued messages of the feed made by `event_ids` (the ids a consumer sees); a
   // finished one is absent.
   virtual Result<std::vector<FeedMessage>> FindFeedMessages(int64_t destination_id,

@@ -100,7 +100,8 @@ int Feed(const std::vector<std::string>& args) {
   // A read that waits is woken as the API's are: a listener of its own, made only then.
   std::optional<FeedWaiters> waiters;
   if (read && flags->values.contains("--wait")) {
-    waiters.emplace([&store] { return store->Listen(); });
+    waiters.emplace([&store] { return store->Listen(); },
+                    [&store](std::span<const int64_t> feeds) { return store->ReadyFeeds(feeds); });
     waiters->Start();
     options.feed_waiters = &*waiters;
   }

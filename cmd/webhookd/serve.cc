@@ -248,7 +248,9 @@ ApiPart MakeApi(Store& store, Resolver& resolver, const Config& config, Tracing&
   ApiPart part;
   // Feed reads that wait are woken by the channel that wakes the workers' claim, on a
   // listener of the API's own (a `server` has no dispatcher to share one with).
-  part.feed_waiters = std::make_unique<FeedWaiters>([&store] { return store.Listen(); });
+  part.feed_waiters = std::make_unique<FeedWaiters>(
+      [&store] { return store.Listen(); },
+      [&store](std::span<const int64_t> feeds) { return store.ReadyFeeds(feeds); });
   part.feed_waiters->Start();
   options.feed_waiters = part.feed_waiters.get();
   part.rest = std::make_unique<Api>(ApiStores{store, store, store, store, store, store, store,

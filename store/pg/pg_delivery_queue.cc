@@ -285,6 +285,19 @@ Result<FeedLease> PgDeliveryQueue::LeaseFeed(int64_t destination_id, int limit, 
   });
 }
 
+Result<std::vector<int64_t>> PgDeliveryQueue::ReadyFeeds(std::span<const int64_t> feeds) {
+  ArrayLiteral ids;
+  for (const int64_t id : feeds) ids.Add(id);
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<std::vector<int64_t>> {
+    pqxx::nontransaction tx(c);
+    std::vector<int64_t> out;
+    for (const auto& r : Exec(tx, sql::kReadyFeeds, Params().Add(ids.Finish()))) {
+      out.push_back(r[0].as<int64_t>());
+    }
+    return out;
+  });
+}
+
 Result<std::vector<FeedMessage>> PgDeliveryQueue::FindFeedMessages(
     int64_t destination_id, std::span<const int64_t> event_ids) {
   ArrayLiteral ids;

@@ -26,6 +26,7 @@ class PgDeliveryQueue final : public DeliveryQueue {
   // A feed's reads and what its acks and nacks find (FeedStore); they record through
   // RecordOutcomes.
   Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease);
+  Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t> feeds);
   Result<std::vector<FeedMessage>> FindFeedMessages(int64_t destination_id,
                                                     std::span<const int64_t> event_ids);
 

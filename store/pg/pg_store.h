@@ -153,6 +153,9 @@ class PgStore final : public Store {
   Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease) override {
     return feeds_.LeaseFeed(destination_id, limit, lease);
   }
+  Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t> feeds) override {
+    return feeds_.ReadyFeeds(feeds);
+  }
   Result<std::vector<FeedMessage>> FindFeedMessages(int64_t destination_id,
                                                     std::span<const int64_t> event_ids) override {
     return feeds_.FindFeedMessages(destination_id, event_ids);

@@ -101,6 +101,30 @@ TEST_F(FeedsPgTest, TheGaugeCountsEachFeedsWaitingAndLeasedMessages) {
   for (const auto& c : *counts) EXPECT_NE(c.destination_id, hook);
 }
 
+// What wakes the waiting reads: the feeds with a message a read could lease now; not an
+// empty one, not one whose messages are all leased, not a pushed destination, not a
+// deleted feed.
+TEST_F(FeedsPgTest, TheReadyFeedsAreThoseWithAMessageToLease) {
+  const int64_t feed = CreateFeed();
+  const int64_t empty = CreateFeed();
+  const int64_t leased = CreateFeed();
+  const int64_t gone = CreateFeed();
+  const int64_t hook = CreateDestination(testing::TestDestination());
+  for (int i = 0; i < 3; ++i) Publish();
+  db_.Exec("DELETE FROM webhookd.delivery_queue WHERE destination_id = " + N(empty));
+  ASSERT_EQ(Lease(leased, 10).messages.size(), 3u);
+  ASSERT_TRUE(store_.DeleteDestination(gone, Scope::All()));
+  const std::vector<int64_t> all = {feed, empty, leased, gone, hook, 999999};
+  auto ready = store_.ReadyFeeds(all);
+  ASSERT_TRUE(ready) << ready.error().message;
+  EXPECT_EQ(*ready, std::vector<int64_t>{feed});
+  // Once its messages are leased, it is not ready either.
+  ASSERT_EQ(Lease(feed, 10).messages.size(), 3u);
+  ready = store_.ReadyFeeds(all);
+  ASSERT_TRUE(ready);
+  EXPECT_TRUE(ready->empty());
+}
+
 TEST_F(FeedsPgTest, AReadLeasesTheOldestFirstAndASecondReadGetsTheRest) {
   const int64_t feed = CreateFeed();
   std::vector<int64_t> events;

@@ -8,7 +8,7 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake pkg-config g++ \
+      build-essential cmake pkg-config g++ nodejs npm ca-certificates \
       libpqxx-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev \
       libre2-dev libhiredis-dev librabbitmq-dev libnats-dev librdkafka-dev \
  && rm -rf /var/lib/apt/lists/*

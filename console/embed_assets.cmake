@@ -1,8 +1,19 @@
 # Writes OUTPUT: a C++ file holding every file under ASSETS_DIR (the console's
 # console/public/), each as {path relative to ASSETS_DIR, content type, bytes}, in name
-# order. The bytes are written as hex so that any file, text or binary, embeds as is.
+# order, then every file of VENDOR_DIR (what the console bundles from npm) as
+# vendor/<name>. The bytes are written as hex so that any file, text or binary, embeds
+# as is.
 include("${WEBHOOKD_CMAKE_DIR}/embed_write.cmake")
 file(GLOB_RECURSE files RELATIVE "${ASSETS_DIR}" "${ASSETS_DIR}/*")
+list(SORT files)
+file(GLOB vendored RELATIVE "${VENDOR_DIR}" "${VENDOR_DIR}/*")
+foreach(name IN LISTS vendored)
+  if(EXISTS "${ASSETS_DIR}/vendor/${name}")
+    message(FATAL_ERROR "embed_assets: vendor/${name} is both in public/ and bundled")
+  endif()
+  list(APPEND files "vendor/${name}")
+endforeach()
+# In name order: console/assets.cc finds a path by binary search.
 list(SORT files)
 
 function(content_type_of name out)
@@ -33,6 +44,13 @@ set(arrays "")
 set(table "")
 set(index 0)
 foreach(name IN LISTS files)
+  set(source "${ASSETS_DIR}/${name}")
+  if(name MATCHES "^vendor/(.*)$")
+    # (A second if: ${CMAKE_MATCH_1} is expanded before the first one matches.)
+    if(EXISTS "${VENDOR_DIR}/${CMAKE_MATCH_1}")
+      set(source "${VENDOR_DIR}/${CMAKE_MATCH_1}")
+    endif()
+  endif()
   # Editor leftovers and hidden files are not part of the console.
   get_filename_component(base "${name}" NAME)
   if(base MATCHES "^\\." OR base MATCHES "~$" OR base MATCHES "\\.swp$")
@@ -41,8 +59,8 @@ foreach(name IN LISTS files)
   if(NOT name MATCHES "^[A-Za-z0-9._/-]+$")
     message(FATAL_ERROR "embed_assets: ${name}: asset names may hold only A-Z a-z 0-9 . _ - /")
   endif()
-  file(READ "${ASSETS_DIR}/${name}" hex HEX)
-  file(SIZE "${ASSETS_DIR}/${name}" size)
+  file(READ "${source}" hex HEX)
+  file(SIZE "${source}" size)
   # 32 bytes a line (CMake's regular expressions have no {n}, hence the dots).
   string(REPEAT "." 64 line)
   string(REGEX REPLACE "(${line})" "\\1\n    " hex "${hex}")

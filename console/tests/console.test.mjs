@@ -1884,6 +1884,8 @@ async function pixelsNear(png, rgb) {
 }
 
 const RETRYABLE_BAR = [0xe8, 0xa3, 0x3d];
+const SUCCEEDED_BAR = [0x2f, 0x9e, 0x5a];
+const P50_LINE = [0x3b, 0x5b, 0xdb];
 
 // Dead letters of `d` (its receiver answers 500, three attempts 100 ms apart).
 async function deadLetters(d, count, key = ADMIN_KEY) {
@@ -1896,20 +1898,24 @@ async function deadLetters(d, count, key = ADMIN_KEY) {
 // Draws the charts and recovers on `p`'s destination page, as whoever `p` is signed in as.
 async function chartsAndRecovery(p, d, shotName) {
   await visit(p, `#/destinations/${encodeURIComponent(d.id)}`);
-  await p.locator('#outcome-chart svg.chart').waitFor();
-  const bars = await p.locator('#outcome-chart rect.bar').count();
-  assert.ok(bars > 0, 'the chart has bars');
-  assert.ok(await p.locator('#outcome-chart rect.bar-warn').count() > 0, 'the 500s show as retryable');
-  assert.ok(await p.locator('#latency-chart path.line-p50').count() > 0, 'the latency line is drawn');
+  // uPlot (bundled from npm, served by webhookd itself) draws each chart on a canvas.
+  await p.locator('#outcome-chart .uchart canvas').waitFor();
+  await p.locator('#latency-chart .uchart canvas').waitFor();
   assert.equal(await p.locator('#activity-card .chart-empty').count(), 0);
-  const png = await p.locator('#outcome-chart svg.chart').screenshot();
-  assert.ok(await pixelsNear(png, RETRYABLE_BAR) > 20, 'the screenshot shows the bars');
+  const png = await eventually('the bars on the canvas', async () => {
+    const shot = await p.locator('#outcome-chart .uchart').screenshot();
+    return await pixelsNear(shot, RETRYABLE_BAR) > 20 ? shot : null;
+  });
+  assert.ok(await pixelsNear(png, SUCCEEDED_BAR) === 0, 'nothing succeeded, so no green bar');
+  const lines = await p.locator('#latency-chart .uchart').screenshot();
+  assert.ok(await pixelsNear(lines, P50_LINE) > 10, 'the latency line is drawn');
   await shot(p, `${shotName}-activity`);
 
   // Longer windows draw too; the month's buckets are days.
   await p.locator('#activity-card button[data-window="month"]').click();
   await p.locator('#activity-card button[data-window="month"][aria-pressed="true"]').waitFor();
-  await p.locator('#outcome-chart rect.bar').first().waitFor();
+  await eventually('the month\'s bars', async () =>
+    await pixelsNear(await p.locator('#outcome-chart .uchart').screenshot(), RETRYABLE_BAR) > 20);
 
   // An until before since is the API's 422, shown as the page shows errors.
   await p.locator('#recover-until').fill('2000-01-01T00:00');
@@ -1933,9 +1939,10 @@ test('a destination page charts its attempts and recovers its dead letters since
   await chartsAndRecovery(admin, d, '30-destination');
   const quiet = await destinationWithEvents({ url: `${receiverBase}/ok`, description: 'Quiet' }, 0);
   await visit(admin, `#/destinations/${encodeURIComponent(quiet.id)}`);
-  await admin.locator('#outcome-chart svg.chart').waitFor();
-  assert.equal(await admin.locator('#outcome-chart rect.bar').count(), 0);
+  await admin.locator('#outcome-chart .uchart canvas').waitFor();
   await admin.locator('#activity-card .chart-empty').first().waitFor();
+  const empty = await admin.locator('#outcome-chart .uchart').screenshot();
+  assert.equal(await pixelsNear(empty, RETRYABLE_BAR), 0, 'no bars');
   assert.match(await admin.locator('#activity-card').textContent(), /No attempts in this window/);
   await admin.context().close();
   assertNoProblems();

@@ -28,6 +28,7 @@ WEBHOOKD_PACKAGES=(
   postgresql postgresql-contrib
   curl ca-certificates
   jq python3  # the README's walkthrough reads ids with jq and runs a receiver in Python
+  nodejs npm  # the build bundles the console's charting library (console/vendor) from npm
 )
 
 # The superuser of clusters made by pg_start (trust auth, so no password).

@@ -17,6 +17,15 @@ TEST(ConsoleAssetsTest, FindsThePageAndItsFilesWithTheirTypes) {
   ASSERT_NE(app, nullptr);
   EXPECT_EQ(app->content_type, "text/javascript; charset=utf-8");
 
+  // What the console bundles from npm (console/vendor): uPlot, its module and stylesheet.
+  const Asset* uplot = FindUiAsset("vendor/uPlot.esm.js");
+  ASSERT_NE(uplot, nullptr);
+  EXPECT_EQ(uplot->content_type, "text/javascript; charset=utf-8");
+  EXPECT_NE(uplot->bytes.find("export { uPlot as default }"), std::string_view::npos);
+  const Asset* uplot_css = FindUiAsset("vendor/uPlot.min.css");
+  ASSERT_NE(uplot_css, nullptr);
+  EXPECT_EQ(uplot_css->content_type, "text/css; charset=utf-8");
+
   const Asset* view = FindUiAsset("views/events.js");
   ASSERT_NE(view, nullptr);
   EXPECT_EQ(view->content_type, "text/javascript; charset=utf-8");

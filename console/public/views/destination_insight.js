@@ -1,9 +1,11 @@
 // A destination's picture and its recovery: its attempts by outcome and its latency over
-// the last hour, day or month (GET /v1/destinations/{id}/stats), and "Recover since…"
-// (POST /v1/destinations/{id}/recover), followed until the recovery is done.
+// the last hour, day or month (GET /v1/destinations/{id}/stats, drawn by uPlot:
+// insight_charts.js), and "Recover since…" (POST /v1/destinations/{id}/recover),
+// followed until the recovery is done.
 
 import * as api from '../api.js';
-import { latencyChart, legend, outcomeChart } from '../chart.js';
+import { legend } from '../chart.js';
+import { latencyChart, outcomeChart } from '../insight_charts.js';
 import {
   badge, button, errorBox, h, loading, localInputToRfc3339, replace,
   rfc3339ToLocalInput, show, time,

@@ -4,8 +4,10 @@
 -- locked and read under the lock; an erased event's dead letter is passed over), and the
 -- recovery's cursor moved past them in the same statement: a page is replayed and
 -- counted once, or not at all. SKIP LOCKED passes over the dead letters a bulk replay or
--- another recovery is replaying now: they are that one's. The recovery is done when a
--- page comes back short, or when its destination is deleted.
+-- another recovery is replaying now: they are that one's. A page that comes back short
+-- ends a pass: the first pass's end starts the second from the window's start (for dead
+-- letters committed behind the cursor: migrations/0046_recovery_passes.sql), and the
+-- second's end is the recovery's, as is its destination's deletion.
 WITH page AS (
   SELECT id, delivery_id FROM dead_letters
    WHERE destination_id = $2 AND id > $5
@@ -34,12 +36,18 @@ q AS (
   RETURNING 1),
 seen AS (
   SELECT count(*) AS n, max(id) AS last FROM page),
-done AS (
-  SELECT (SELECT n FROM seen) < $6 AS yes)
+ended AS (
+  SELECT (SELECT n FROM seen) < $6 AS pass,
+         (SELECT n FROM seen) < $6
+           AND (r.pass = 2 OR NOT EXISTS (SELECT 1 FROM destinations t
+                                           WHERE t.id = $2 AND t.deleted_at IS NULL)) AS finished
+    FROM recoveries r WHERE r.id = $1)
 UPDATE recoveries x
-   SET after_id = coalesce((SELECT last FROM seen), x.after_id),
+   SET after_id = CASE WHEN ended.pass AND NOT ended.finished THEN 0
+                       ELSE coalesce((SELECT last FROM seen), x.after_id) END,
+       pass = CASE WHEN ended.pass AND NOT ended.finished THEN 2 ELSE x.pass END,
        replayed = x.replayed + (SELECT count(*) FROM dl),
-       status = CASE WHEN done.yes THEN 'done' ELSE 'running' END,
-       finished_at = CASE WHEN done.yes THEN now() END
-  FROM done WHERE x.id = $1
-RETURNING (SELECT count(*) FROM dl), done.yes
+       status = CASE WHEN ended.finished THEN 'done' ELSE 'running' END,
+       finished_at = CASE WHEN ended.finished THEN now() END
+  FROM ended WHERE x.id = $1
+RETURNING (SELECT count(*) FROM dl), ended.finished

@@ -55,12 +55,13 @@ TEST(MigrateTest, AnEmptyDatabaseGetsEveryTableAndTheRecord) {
   auto applied = pg::Migrate(db.url(), pg::EmbeddedMigrations());
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_TRUE(applied->definitions);
-  EXPECT_THAT(applied->versions,
-              ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
-                                     "0037_queue_counts", "0038_history_days",
-                                     "0039_broker_destinations", "0040_fifo_heads_with_their_keys",
-                                     "0041_sources", "0042_recoveries", "0043_feed_fallback",
-                                     "0044_destination_stats", "0045_destination_stats_hours"));
+  EXPECT_THAT(
+      applied->versions,
+      ::testing::ElementsAre("0034_baseline", "0035_delivery_queue", "0036_subjects",
+                             "0037_queue_counts", "0038_history_days", "0039_broker_destinations",
+                             "0040_fifo_heads_with_their_keys", "0041_sources", "0042_recoveries",
+                             "0043_feed_fallback", "0044_destination_stats",
+                             "0045_destination_stats_hours", "0046_recovery_passes"));
   for (const auto& table : kTables) EXPECT_TRUE(TableExists(db, table)) << table;
   EXPECT_EQ(Applied(db), AllVersions());
   // Nothing of webhookd's lands in public, where the application's own tables live.

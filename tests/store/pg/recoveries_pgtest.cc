@@ -122,6 +122,46 @@ TEST_F(RecoveryPgTest, APageReplaysItsDeadLettersAndMovesTheCursorTogether) {
   EXPECT_EQ(Queued(dst), "10");
 }
 
+// A dead letter's id is drawn when it is written, and it is seen when its transaction
+// commits: one still open while the first pass went by is behind the cursor. The second
+// pass, from the window's start, replays it; only then is the recovery done.
+TEST_F(RecoveryPgTest, ADeadLetterCommittedBehindTheCursorIsReplayedByTheSecondPass) {
+  const int64_t dst = CreateDestination();
+  auto late = testing::TestDatabase::Connect(db_.url());
+  pqxx::work open(*late);
+  open.exec("SET LOCAL search_path TO webhookd");
+  open.exec(
+      "WITH e AS (INSERT INTO events (type, payload) VALUES ('bulk.test', '{}') RETURNING id),"
+      " d AS (INSERT INTO deliveries (event_id, destination_id, status, attempt_count,"
+      "  cycle_attempts, last_status_code, last_error, stopped_as)"
+      "  SELECT id, " +
+      N(dst) +
+      ", 'dead_lettered', 5, 5, 500, 'HTTP 500', 'dead_lettered' FROM e RETURNING id, event_id)"
+      " INSERT INTO dead_letters (delivery_id, event_id, destination_id, reason, attempt_count,"
+      "  last_status_code, last_error, dead_lettered_at)"
+      " SELECT id, event_id, " +
+      N(dst) + ", 'exhausted', 5, 500, 'HTTP 500', now() - interval '1 minute' FROM d");
+  InsertDeadLetters(dst, 4);  // later ids, committed
+  const Recovery rec = Request(dst, HoursAgo(1));
+
+  // The first pass: one short page, the four; then the second pass starts from the start.
+  const RecoveryRound first = Run(store_, {.page = 10, .max_pending = 1000}, 1);
+  EXPECT_EQ(first.replayed, 4);
+  EXPECT_EQ(first.finished, 0);
+  EXPECT_EQ(Of(rec.id, "pass"), "2");
+  EXPECT_EQ(Of(rec.id, "after_id"), "0");
+  EXPECT_EQ(Of(rec.id, "status"), "running");
+
+  open.commit();
+  const RecoveryRound second = Run(store_, {.page = 10, .max_pending = 1000}, 1);
+  EXPECT_EQ(second.replayed, 1);
+  EXPECT_EQ(second.finished, 1);
+  EXPECT_EQ(Of(rec.id, "status"), "done");
+  EXPECT_EQ(Of(rec.id, "replayed"), "5");
+  EXPECT_EQ(db_.Scalar("SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL"), "0");
+  EXPECT_EQ(Queued(dst), "5");
+}
+
 TEST_F(RecoveryPgTest, OnlyTheWindowsOpenDeadLettersOfTheDestinationAreReplayed) {
   const int64_t dst = CreateDestination();
   const int64_t other = CreateDestination();

@@ -1558,6 +1558,27 @@ $$;
 
 
 --
+-- Name: requeue_dead_lettered(bigint[]); Type: FUNCTION; Schema: webhookd; Owner: -
+--
+
+CREATE FUNCTION webhookd.requeue_dead_lettered(ids bigint[]) RETURNS SETOF bigint
+    LANGUAGE sql
+    SET search_path TO 'webhookd'
+    AS $$
+  WITH r AS (
+    UPDATE deliveries d
+       SET status = 'pending', cycle_attempts = 0, stopped_as = NULL, updated_at = now()
+     WHERE d.id = ANY (ids) AND d.status = 'dead_lettered'
+    RETURNING d.id, d.destination_id, d.ordering_key, d.created_at)
+  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
+                              created_at)
+  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
+    FROM r JOIN destinations t ON t.id = r.destination_id
+  RETURNING id
+$$;
+
+
+--
 -- Name: subjects_problem(text[]); Type: FUNCTION; Schema: webhookd; Owner: -
 --
 

@@ -1,7 +1,7 @@
 -- Every new pending delivery is queued, by whichever statement made it (REST ingest,
 -- grouped ingest, publish(), the operational events): its queue row is due now, and
--- marked fifo when its destination is. The only statement that queues a delivery again
--- is a replay (replay_dead_letter.sql, replay_dead_letter_chunk.sql). A row written as
+-- marked fifo when its destination is. The only thing that queues a delivery again
+-- is a replay (requeue_dead_lettered.sql). A row written as
 -- kept is one that retention copied out of a day it dropped
 -- (drop_detached_history_day.sql), whose queue row is already there.
 CREATE OR REPLACE FUNCTION webhookd.queue_new_deliveries()

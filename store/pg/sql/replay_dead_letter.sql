@@ -14,18 +14,6 @@ WITH dl AS (
                   WHERE t.id = x.destination_id AND t.deleted_at IS NULL)
      AND coalesce((SELECT v.erased_at IS NULL FROM events v WHERE v.id = x.event_id
                      FOR SHARE), true)
-  RETURNING delivery_id),
-r AS (
-  UPDATE deliveries d
-     SET status = 'pending', cycle_attempts = 0, stopped_as = NULL, updated_at = now()
-    FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
-  RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
--- Queued again as queue_new_deliveries.sql queues a new delivery: due now, fifo as its
--- destination is now.
-q AS (
-  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
-                              created_at)
-  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
-    FROM r JOIN destinations t ON t.id = r.destination_id
-  RETURNING id)
-SELECT id FROM q
+  RETURNING delivery_id)
+-- Queued again (store/pg/schema/requeue_dead_lettered.sql).
+SELECT q.id FROM webhookd.requeue_dead_lettered(ARRAY(SELECT delivery_id FROM dl)) q(id)

@@ -24,17 +24,8 @@ WITH dl AS (
                        WHERE v.id = dead_letters.event_id FOR SHARE), true)
       ORDER BY id LIMIT $5
         FOR UPDATE SKIP LOCKED)
-  RETURNING delivery_id),
-r AS (
-  UPDATE deliveries d
-     SET status = 'pending', cycle_attempts = 0, stopped_as = NULL, updated_at = now()
-    FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
-  RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
--- Queued again as replay_dead_letter.sql queues one.
-q AS (
-  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
-                              created_at)
-  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
-    FROM r JOIN destinations t ON t.id = r.destination_id
-  RETURNING 1)
-SELECT count(*) FROM dl
+  RETURNING delivery_id)
+-- Queued again (store/pg/schema/requeue_dead_lettered.sql); the count is of the dead
+-- letters replayed.
+SELECT (SELECT count(*) FROM dl),
+       (SELECT count(*) FROM webhookd.requeue_dead_lettered(ARRAY(SELECT delivery_id FROM dl)))

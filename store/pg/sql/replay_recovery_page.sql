@@ -23,17 +23,9 @@ dl AS (
      AND coalesce((SELECT v.erased_at IS NULL FROM events v WHERE v.id = x.event_id
                      FOR SHARE), true)
   RETURNING x.delivery_id),
-r AS (
-  UPDATE deliveries d
-     SET status = 'pending', cycle_attempts = 0, stopped_as = NULL, updated_at = now()
-    FROM dl WHERE d.id = dl.delivery_id AND d.status = 'dead_lettered'
-  RETURNING d.id, d.destination_id, d.ordering_key, d.created_at),
+-- Queued again (store/pg/schema/requeue_dead_lettered.sql).
 q AS (
-  INSERT INTO delivery_queue (id, destination_id, next_attempt_at, fifo, ordering_key,
-                              created_at)
-  SELECT r.id, r.destination_id, now(), t.ordering = 'fifo', r.ordering_key, r.created_at
-    FROM r JOIN destinations t ON t.id = r.destination_id
-  RETURNING 1),
+  SELECT count(*) AS n FROM webhookd.requeue_dead_lettered(ARRAY(SELECT delivery_id FROM dl))),
 seen AS (
   SELECT count(*) AS n, max(id) AS last FROM page),
 ended AS (
@@ -41,7 +33,7 @@ ended AS (
          (SELECT n FROM seen) < $6
            AND (r.pass = 2 OR NOT EXISTS (SELECT 1 FROM destinations t
                                            WHERE t.id = $2 AND t.deleted_at IS NULL)) AS finished
-    FROM recoveries r WHERE r.id = $1)
+    FROM recoveries r CROSS JOIN q WHERE r.id = $1)
 UPDATE recoveries x
    SET after_id = CASE WHEN ended.pass AND NOT ended.finished THEN 0
                        ELSE coalesce((SELECT last FROM seen), x.after_id) END,

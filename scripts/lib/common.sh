@@ -28,7 +28,6 @@ WEBHOOKD_PACKAGES=(
   postgresql postgresql-contrib
   curl ca-certificates
   jq python3  # the README's walkthrough reads ids with jq and runs a receiver in Python
-  nodejs npm  # the build bundles the console's charting library (console/vendor) from npm
 )
 
 # The superuser of clusters made by pg_start (trust auth, so no password).
@@ -73,6 +72,15 @@ ensure_packages() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# Node.js and npm: the build bundles the console's charting library from npm
+# (console/vendor, installed by CMake). Only when npm is missing: a Node.js from another
+# source (NodeSource's package carries npm) conflicts with Debian's npm package.
+ensure_npm() {
+  if ! command -v npm >/dev/null 2>&1; then
+    ensure_packages nodejs npm
+  fi
 }
 
 # Prints the bin directory of the newest PostgreSQL installed from Debian packages.

@@ -196,6 +196,8 @@ class Api {
   // Answers every feed read that waits (shutdown).
   void StopWaiting();
   Result<Reply> AckFeed(const ApiRequest& req);
+  // GET /v1/destinations/{id}/messages/counts: the feed's waiting and leased messages.
+  Result<Reply> CountFeed(const ApiRequest& req);
   Result<Reply> NackFeed(const ApiRequest& req);
 
   Result<Reply> ListTenants(const ApiRequest& req);

@@ -178,6 +178,14 @@ Result<Reply> Api::ReadFeed(const ApiRequest& req) {
   return FeedReply(leased, read.lease);
 }
 
+Result<Reply> Api::CountFeed(const ApiRequest& req) {
+  WEBHOOKD_ASSIGN_OR_RETURN(Destination feed, FeedOf(stores_.destinations, req));
+  WEBHOOKD_ASSIGN_OR_RETURN(
+      FeedMessageCounts counts,
+      stores_.feeds.CountFeed(feed.id, TransportOfUrl(feed.url) == Transport::kFeed));
+  return JsonReply(200, Json{{"waiting", counts.waiting}, {"leased", counts.leased}});
+}
+
 bool Api::ReadFeedLater(ApiRequest& req, Answer answer) {
   FeedWaiters* waiters = options_.feed_waiters;
   if (waiters == nullptr) return false;

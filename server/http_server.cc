@@ -70,6 +70,8 @@ constexpr std::array kRoutes = {
               &Api::RotateDestinationSecret, Body::kOptional},
     RouteSpec{"POST", "/v1/events", Role::kPublisher, kNotTenant, &Api::CreateEvent,
               Body::kRequired, true, &Api::CreateEventLater},
+    RouteSpec{"GET", "/v1/destinations/{}/messages/counts", Role::kPublisher, kTenantOk,
+              &Api::CountFeed, Body::kNone},
     RouteSpec{"GET", "/v1/destinations/{}/messages", Role::kPublisher, kTenantOk, &Api::ReadFeed,
               Body::kNone, false, nullptr, false, false, &Api::ReadFeedLater},
     RouteSpec{"POST", "/v1/destinations/{}/messages/ack", Role::kPublisher, kTenantOk,

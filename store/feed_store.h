@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/stats.h"
 #include "store/delivery_queue_types.h"
 
 namespace webhookd {
@@ -35,6 +36,9 @@ class FeedStore {
   // Leases up to `limit` of the feed's waiting messages for `lease` (a fifo feed's key
   // heads alone); none leased by another read whose lease still runs.
   virtual Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease) = 0;
+  // The feed's queued messages, waiting and leased (`is_feed` false: a destination pushed
+  // to that falls back to its feed, whose fallen-back messages count).
+  virtual Result<FeedMessageCounts> CountFeed(int64_t destination_id, bool is_feed) = 0;
   // Which of `feeds` have a message a read could lease now (a fifo feed whose heads are
   // leased may be named too): what wakes the waiting reads (server/feed_waiters.h).
   virtual Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t> feeds) = 0;

@@ -1948,6 +1948,37 @@ test('a destination page charts its attempts and recovers its dead letters since
   assertNoProblems();
 });
 
+test('a tenant portal shows its feed\'s waiting and leased messages', async (t) => {
+  const tenant = `feed-${Date.now()}`;
+  const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });
+  if (link.status === 404 || link.status === 405) {
+    t.skip('no portal-links route');
+    return;
+  }
+  assert.equal(link.status, 201, link.text);
+  const feed = await destinationWithEvents({ url: 'feed:', description: 'Batch job feed', tenant_id: tenant }, 3);
+  const { key } = link.json;
+  // The consumer leases one of the three.
+  const read = await api('GET', `/v1/destinations/${encodeURIComponent(feed.id)}/messages?limit=1`, undefined, key);
+  assert.equal(read.status, 200, read.text);
+  assert.equal(read.json.data.length, 1);
+  const portal = await newPage('portal-feed');
+  await portal.goto(`${BASE}/ui/${new URL(link.json.url).hash}`);
+  await portal.locator('#link-continue').click();
+  await portal.locator('#session .role').waitFor();
+  await visit(portal, `#/destinations/${encodeURIComponent(feed.id)}`);
+  await portal.locator('#feed-card #feed-waiting').waitFor();
+  assert.equal(await portal.locator('#feed-waiting').textContent(), '2');
+  assert.equal(await portal.locator('#feed-leased').textContent(), '1');
+  await shot(portal, '32-portal-feed');
+  // Another tenant's key finds no such feed.
+  const otherLink = await api('POST', `/v1/admin/tenants/${tenant}-other/portal-links`, { ttl: '1h' });
+  const other = await api('GET', `/v1/destinations/${encodeURIComponent(feed.id)}/messages/counts`, undefined, otherLink.json.key);
+  assert.equal(other.status, 404, other.text);
+  await portal.context().close();
+  assertNoProblems();
+});
+
 test('a tenant portal charts and recovers its own destination, not another tenant\'s', async (t) => {
   const tenant = `insight-${Date.now()}`;
   const link = await api('POST', `/v1/admin/tenants/${tenant}/portal-links`, { ttl: '1h' });

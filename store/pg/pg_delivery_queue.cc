@@ -285,6 +285,14 @@ Result<FeedLease> PgDeliveryQueue::LeaseFeed(int64_t destination_id, int limit, 
   });
 }
 
+Result<FeedMessageCounts> PgDeliveryQueue::CountFeed(int64_t destination_id, bool is_feed) {
+  return RunOn(pool_, [&](pqxx::connection& c) -> Result<FeedMessageCounts> {
+    pqxx::nontransaction tx(c);
+    const auto r = Exec(tx, sql::kFeedCounts, Params().Add(destination_id).Add(is_feed));
+    return FeedMessageCounts{destination_id, r[0][0].as<int64_t>(), r[0][1].as<int64_t>()};
+  });
+}
+
 Result<std::vector<int64_t>> PgDeliveryQueue::ReadyFeeds(std::span<const int64_t> feeds) {
   ArrayLiteral ids;
   for (const int64_t id : feeds) ids.Add(id);

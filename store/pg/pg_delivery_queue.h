@@ -27,6 +27,7 @@ class PgDeliveryQueue final : public DeliveryQueue {
   // RecordOutcomes.
   Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease);
   Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t> feeds);
+  Result<FeedMessageCounts> CountFeed(int64_t destination_id, bool is_feed);
   Result<std::vector<FeedMessage>> FindFeedMessages(int64_t destination_id,
                                                     std::span<const int64_t> event_ids);
 

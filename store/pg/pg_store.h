@@ -153,6 +153,9 @@ class PgStore final : public Store {
   Result<FeedLease> LeaseFeed(int64_t destination_id, int limit, Duration lease) override {
     return feeds_.LeaseFeed(destination_id, limit, lease);
   }
+  Result<FeedMessageCounts> CountFeed(int64_t destination_id, bool is_feed) override {
+    return feeds_.CountFeed(destination_id, is_feed);
+  }
   Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t> feeds) override {
     return feeds_.ReadyFeeds(feeds);
   }

@@ -171,8 +171,17 @@ TEST_F(FeedsE2eTest, TheDestinationsTenantReadsItAndAnotherTenantFindsNothing) {
   EXPECT_EQ(other.body, unknown.body);
   auto other_ack = webhookd_.Call("POST", path + "/ack", {{"ids", {event}}}, u_key);
   EXPECT_EQ(other_ack.status, 404) << other_ack.body;
+  auto other_counts = webhookd_.Call("GET", path + "/counts", nullptr, u_key);
+  EXPECT_EQ(other_counts.status, 404);
+  EXPECT_EQ(
+      other_counts.body,
+      webhookd_.Call("GET", "/v1/destinations/dst_999999999/messages/counts", nullptr, u_key).body);
+  const Json before = Call("GET", path + "/counts", nullptr, 200, t_key);
+  EXPECT_EQ(before, Json({{"waiting", 1}, {"leased", 0}}));
 
   const Json read = Call("GET", path, nullptr, 200, t_key);
+  EXPECT_EQ(Call("GET", path + "/counts", nullptr, 200, t_key),
+            Json({{"waiting", 0}, {"leased", 1}}));
   ASSERT_EQ(read["data"].size(), 1u) << read;
   EXPECT_EQ(Call("POST", path + "/ack", {{"ids", {event}}}, 200, t_key)["acked"], 1);
 

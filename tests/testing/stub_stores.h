@@ -68,6 +68,7 @@ class StubApiStores final : public DestinationStore,
   // FeedStore
   Result<FeedLease> LeaseFeed(int64_t, int, Duration) override { return No(); }
   Result<std::vector<int64_t>> ReadyFeeds(std::span<const int64_t>) override { return No(); }
+  Result<FeedMessageCounts> CountFeed(int64_t, bool) override { return No(); }
   Result<std::vector<FeedMessage>> FindFeedMessages(int64_t, std::span<const int64_t>) override {
     return No();
   }

@@ -120,6 +120,7 @@ function detailBody(ctx, d, notices, reload) {
   healthCard.id = 'health-card';
 
   const secretCard = card('Signing secret', secretPanel(ctx, id));
+  const feed = d.url === 'feed:' || d.fallback === 'feed' ? feedCard(ctx, id, d.url === 'feed:') : null;
 
   const deliveries = card('Deliveries', pagedTable(ctx, {
     label: 'Deliveries of this destination',
@@ -144,11 +145,33 @@ function detailBody(ctx, d, notices, reload) {
     }),
     notices,
     h('div', { class: 'grid-2' }, settings, healthCard),
+    feed,
     statsCard(ctx, id),
     ctx.role === 'publisher' ? null : recoverCard(ctx, id),
     secretCard,
     deliveries,
   ];
+}
+
+// A feed's messages that wait for a read and those leased to one now
+// (GET /v1/destinations/{id}/messages/counts); for a destination that falls back to its
+// feed, those that fell back.
+function feedCard(ctx, id, isFeed) {
+  const body = h('div', { id: 'feed-counts' }, loading());
+  api.get(api.path`/v1/destinations/${id}/messages/counts`, undefined, { signal: ctx.signal }).then((c) => {
+    if (!ctx.alive()) return;
+    replace(body, facts([
+      ['Waiting', h('span', { id: 'feed-waiting' }, show(c.waiting))],
+      ['Leased', h('span', { id: 'feed-leased' }, show(c.leased))],
+    ]), h('p', { class: 'muted small' }, isFeed
+      ? 'Messages wait here until a consumer reads them (GET …/messages) and acks them.'
+      : 'Deliveries that could not be pushed wait here for a consumer to read them.'));
+  }, (err) => {
+    if (ctx.alive() && err.name !== 'AbortError') replace(body, errorBox(err, 'Could not count the feed'));
+  });
+  const root = card(isFeed ? 'Feed' : 'Fallback feed', body);
+  root.id = 'feed-card';
+  return root;
 }
 
 // The destination's latest attempt, from its newest deliveries (newest first): one call

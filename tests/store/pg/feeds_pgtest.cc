@@ -125,6 +125,33 @@ TEST_F(FeedsPgTest, TheReadyFeedsAreThoseWithAMessageToLease) {
   EXPECT_TRUE(ready->empty());
 }
 
+// One feed's counts (GET …/messages/counts): waiting and leased; an acked message is
+// neither; a pushed destination's queue counts only what fell back to its feed.
+TEST_F(FeedsPgTest, AFeedsCountsAreItsWaitingAndLeasedMessages) {
+  const int64_t feed = CreateFeed();
+  const int64_t hook = CreateDestination(testing::TestDestination());
+  for (int i = 0; i < 5; ++i) Publish();
+  const FeedLease leased = Lease(feed, 2);
+  ASSERT_EQ(leased.messages.size(), 2u);
+  Ack(leased.messages[0]);
+  auto counts = store_.CountFeed(feed, true);
+  ASSERT_TRUE(counts) << counts.error().message;
+  EXPECT_EQ(counts->waiting, 3);
+  EXPECT_EQ(counts->leased, 1);
+  // The pushed destination has five queued, none fallen back; then one falls back.
+  counts = store_.CountFeed(hook, false);
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->waiting, 0);
+  db_.Exec(
+      "UPDATE webhookd.delivery_queue SET feed_at = now() WHERE id = (SELECT min(id) FROM"
+      " webhookd.delivery_queue WHERE destination_id = " +
+      N(hook) + ")");
+  counts = store_.CountFeed(hook, false);
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->waiting, 1);
+  EXPECT_EQ(counts->leased, 0);
+}
+
 TEST_F(FeedsPgTest, AReadLeasesTheOldestFirstAndASecondReadGetsTheRest) {
   const int64_t feed = CreateFeed();
   std::vector<int64_t> events;

@@ -45,10 +45,13 @@ bool FeedWaiters::Wait(int64_t feed, uint64_t seen, Clock::time_point until, Cal
 }
 
 void FeedWaiters::MarkArrived(const std::optional<std::vector<int64_t>>& feeds) {
+  // Up to max_waiters_ waiters against as many feeds: looked up, not scanned.
+  std::optional<std::vector<int64_t>> sorted = feeds;
+  if (sorted) std::sort(sorted->begin(), sorted->end());
   {
     std::lock_guard lock(mu_);
     for (auto& [until, w] : waiters_) {
-      if (!feeds || std::find(feeds->begin(), feeds->end(), w.feed) != feeds->end()) {
+      if (!sorted || std::binary_search(sorted->begin(), sorted->end(), w.feed)) {
         w.arrived = true;
       }
     }

@@ -42,6 +42,20 @@ function clock(buckets) {
   return dayBuckets(buckets) ? { tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') } : {};
 }
 
+// What both charts share: a time axis over the buckets from 0 up, no legend, no cursor.
+function options(buckets, width, yAxis, series) {
+  return {
+    ...clock(buckets),
+    width,
+    height: HEIGHT,
+    legend: { show: false },
+    cursor: { show: false },
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+    axes: [AXIS, { ...AXIS, ...yAxis }],
+    series: [{}, ...series],
+  };
+}
+
 const AXIS = { stroke: '#6b7280', grid: { stroke: '#eef0f4' }, ticks: { stroke: '#e1e4ea' } };
 
 // Mounts the chart once its box is in the page (its width is the box's), and again when
@@ -87,37 +101,21 @@ export function outcomeChart(buckets) {
   }
   const order = [...OUTCOMES.keys()].reverse();
   const bars = uPlot.paths.bars({ size: [0.7, 24] });
-  return mount('Attempts per bucket by outcome, and dead letters', (width) => new uPlot({
-    ...clock(buckets),
-    width,
-    height: HEIGHT,
-    legend: { show: false },
-    cursor: { show: false },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
-    axes: [AXIS, { ...AXIS, size: 44 }],
-    series: [{}, ...order.map((i) => ({
+  return mount('Attempts per bucket by outcome, and dead letters', (width) => new uPlot(
+    options(buckets, width, { size: 44 }, order.map((i) => ({
       label: OUTCOMES[i], fill: COLORS[OUTCOMES[i]], stroke: COLORS[OUTCOMES[i]], width: 0,
       paths: bars, points: { show: false },
-    }))],
-  }, [xs, ...order.map((i) => stacked[i])]));
+    }))),
+    [xs, ...order.map((i) => stacked[i])]));
 }
 
 // p50 and p99 latency per bucket as two lines; buckets without attempts are gaps.
 export function latencyChart(buckets) {
   const xs = buckets.map(seconds);
   const values = (name) => buckets.map((b) => (typeof b[name] === 'number' ? b[name] : null));
-  return mount('Latency per bucket: p50 and p99', (width) => new uPlot({
-    ...clock(buckets),
-    width,
-    height: HEIGHT,
-    legend: { show: false },
-    cursor: { show: false },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
-    axes: [AXIS, { ...AXIS, size: 52, values: (u, ticks) => ticks.map(latencyText) }],
-    series: [
-      {},
-      { label: 'p99', stroke: COLORS.p99, width: 2, points: { show: true, size: 5, fill: COLORS.p99 } },
-      { label: 'p50', stroke: COLORS.p50, width: 2, points: { show: true, size: 5, fill: COLORS.p50 } },
-    ],
-  }, [xs, values('p99_ms'), values('p50_ms')]));
+  const line = (label, color) => ({ label, stroke: color, width: 2, points: { show: true, size: 5, fill: color } });
+  return mount('Latency per bucket: p50 and p99', (width) => new uPlot(
+    options(buckets, width, { size: 52, values: (u, ticks) => ticks.map(latencyText) },
+      [line('p99', COLORS.p99), line('p50', COLORS.p50)]),
+    [xs, values('p99_ms'), values('p50_ms')]));
 }
